@@ -1,0 +1,62 @@
+/**
+ * `APIPromise<T>`: the promise every call returns (API.md "Resources"). It resolves to the parsed
+ * data, and `.withResponse()` gives the raw `Response` beside it, so metadata never pollutes payloads.
+ */
+
+/** What `.withResponse()` resolves to. */
+export interface WithResponse<T> {
+  /** The parsed, validated data (what the promise itself resolves to). */
+  data: T;
+  /** The raw HTTP response (its body already read). */
+  response: Response;
+  /** The `Idempotency-Key` that was sent, on the four creations. */
+  idempotencyKey?: string;
+  /** `true` when a creation was answered `200`: an idempotent replay, nothing new was created (service-api.md §5.2). */
+  replayed: boolean;
+}
+
+/** A `Promise<T>` with {@link APIPromise.withResponse}. The request starts when the call is made. */
+export class APIPromise<T> extends Promise<T> {
+  readonly #raw: Promise<WithResponse<T>>;
+  #data?: Promise<T>;
+
+  /** @internal Built by the client; merchants receive it from resource methods. */
+  constructor(raw: Promise<WithResponse<T>>) {
+    // The base promise is only a placeholder: `then` reads `#raw`. (As openai-node's APIPromise.)
+    super((resolve) => resolve(undefined as T));
+    this.#raw = raw;
+    // A call whose promise is never awaited must not crash the process with an unhandled
+    // rejection; anyone who awaits still gets the error through `then` below.
+    raw.catch(() => {});
+  }
+
+  // Derived promises (`then`, `catch`) are plain Promises, not APIPromises.
+  static override get [Symbol.species]() {
+    return Promise;
+  }
+
+  /** Resolves to `{ data, response, idempotencyKey, replayed }`. */
+  withResponse(): Promise<WithResponse<T>> {
+    return this.#raw;
+  }
+
+  #parsed(): Promise<T> {
+    if (!this.#data) this.#data = this.#raw.then((r) => r.data);
+    return this.#data;
+  }
+
+  override then<R1 = T, R2 = never>(
+    onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
+    onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): Promise<R1 | R2> {
+    return this.#parsed().then(onfulfilled, onrejected);
+  }
+
+  override catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
+    return this.#parsed().catch(onrejected);
+  }
+
+  override finally(onfinally?: (() => void) | null): Promise<T> {
+    return this.#parsed().finally(onfinally);
+  }
+}

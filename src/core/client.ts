@@ -1,0 +1,325 @@
+/**
+ * `PaymentsClient` (API.md "Client") and the three request shapes every resource is built from:
+ * {@link PaymentsClient.create}, {@link PaymentsClient.retrieve} and {@link PaymentsClient.list}.
+ * All request behaviour (auth, headers, idempotency, validation, errors) lives here and in
+ * `internal/http.ts`; resources are one line each.
+ */
+import { createTransport, type RetryBackoff, type Send } from '../internal/http.js';
+import { type Logger, type LogLevel, levelledLogger } from '../internal/logger.js';
+import { isBrowser, readEnv, runtimeName } from '../internal/runtime.js';
+import { checkParams, checkResponse } from '../internal/validation.js';
+import { CheckoutSessions } from '../resources/checkout-sessions.js';
+import { PaymentLinks } from '../resources/payment-links.js';
+import { Payments } from '../resources/payments.js';
+import { Payouts } from '../resources/payouts.js';
+import { Wallets } from '../resources/wallets.js';
+import { Webhooks } from '../resources/webhooks.js';
+import type { z } from '../schemas/shared.js';
+import { type ListEnvelope, listEnvelope } from '../schemas/shared.js';
+import { VERSION } from '../version.js';
+import { APIPromise, type WithResponse } from './api-promise.js';
+import { InvalidParamsError, PaymentsError } from './errors.js';
+import { Page, PagePromise } from './pagination.js';
+
+/** Options of `new PaymentsClient()`. */
+export interface ClientOptions {
+  /** Secret API key. Default: env `PAYMENTS_API_KEY`. Missing → {@link PaymentsError} at construction. */
+  apiKey?: string;
+  /** Service root, e.g. `https://pay.example.com`. A trailing `/` or `/api/v1` is accepted. Default: env `PAYMENTS_BASE_URL`. */
+  baseUrl?: string;
+  /** Webhook signing secret(s) for `client.webhooks.verify`. Default: env `PAYMENTS_WEBHOOK_SECRET`. */
+  webhookSecret?: string | string[];
+  /** Milliseconds per attempt. Default 30 000. */
+  timeout?: number;
+  /** Retries after the first attempt. Default 2. */
+  maxRetries?: number;
+  /** A `fetch` to use instead of the global one (a mock, a proxy agent, instrumentation). */
+  fetch?: typeof fetch;
+  /** Headers added to every request. */
+  headers?: Record<string, string>;
+  /** Where log lines go (default `console`). `Authorization` is always redacted. */
+  logger?: Logger;
+  /** How much to log. Default `'off'`. */
+  logLevel?: LogLevel;
+  /** Backoff between retries. Default 500 ms doubling to 8 s, with jitter. */
+  retryBackoff?: RetryBackoff;
+  /**
+   * Allows construction in a web browser. The API key is a secret: shipped to a browser, every
+   * customer can read it. Only for trusted internal tools.
+   */
+  dangerouslyAllowBrowser?: boolean;
+}
+
+/** Per-call options: the optional last argument of every method (API.md "Resources"). */
+export interface RequestOptions {
+  /** Key for a creation; default a fresh UUID v4. The same key is sent on every retry of the call. */
+  idempotencyKey?: string;
+  /** Milliseconds per attempt, for this call. */
+  timeout?: number;
+  /** Retries for this call. */
+  maxRetries?: number;
+  /** Aborts the call (and its retries). */
+  signal?: AbortSignal;
+  /** Extra headers for this call. */
+  headers?: Record<string, string>;
+}
+
+/** Which kind of key the client holds, read from the key's text (service-api.md §5.2). */
+export type ClientMode = 'live' | 'sandbox' | 'unknown';
+
+const API_PREFIX = '/api/v1';
+const MAX_TIMEOUT = 2_147_483_647;
+
+/** The payments service client. */
+export class PaymentsClient {
+  /** Direct mobile-money charges. */
+  readonly payments: Payments;
+  /** Hosted checkout sessions. */
+  readonly checkoutSessions: CheckoutSessions;
+  /** Payouts (live keys only). */
+  readonly payouts: Payouts;
+  /** Reusable payment links. */
+  readonly paymentLinks: PaymentLinks;
+  /** Wallet balances. */
+  readonly wallets: Wallets;
+  /** Webhook verification with the client's `webhookSecret`. */
+  readonly webhooks: Webhooks;
+
+  /** The normalised service root (without `/api/v1`). */
+  readonly baseUrl: string;
+  /** `'live'`, `'sandbox'` or `'unknown'`, from the key's text. */
+  readonly mode: ClientMode;
+  /** Default milliseconds per attempt. */
+  readonly timeout: number;
+  /** Default retries. */
+  readonly maxRetries: number;
+
+  // Private fields: invisible to JSON.stringify, util.inspect and Object.keys.
+  readonly #apiKey: string;
+  readonly #webhookSecret: string | string[] | undefined;
+  readonly #defaultHeaders: Record<string, string>;
+  readonly #send: Send;
+
+  constructor(options: ClientOptions = {}) {
+    if (isBrowser() && !options.dangerouslyAllowBrowser) {
+      throw new PaymentsError(
+        'PaymentsClient was constructed in a browser. The API key is a secret and would be readable by every customer: ' +
+          'call the payments service from your server. (Pass dangerouslyAllowBrowser: true only for trusted internal tools.)',
+      );
+    }
+    const apiKey = options.apiKey ?? readEnv('PAYMENTS_API_KEY');
+    if (typeof apiKey !== 'string' || apiKey.trim() === '') {
+      throw new PaymentsError('No API key: pass { apiKey } to new PaymentsClient() or set the PAYMENTS_API_KEY environment variable.');
+    }
+    if (apiKey !== apiKey.trim()) {
+      throw new PaymentsError('The API key has leading or trailing whitespace: check how it is read from your environment or secret store.');
+    }
+    const baseUrl = options.baseUrl ?? readEnv('PAYMENTS_BASE_URL');
+    if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
+      throw new PaymentsError('No base URL: pass { baseUrl } (the service root, e.g. "https://pay.example.com") or set PAYMENTS_BASE_URL.');
+    }
+    this.baseUrl = normalizeBaseUrl(baseUrl);
+    this.#apiKey = apiKey;
+    this.#webhookSecret = options.webhookSecret ?? readEnv('PAYMENTS_WEBHOOK_SECRET');
+    this.mode = modeOfKey(apiKey);
+    this.timeout = checkTimeout(options.timeout ?? 30_000, 'timeout');
+    this.maxRetries = checkRetries(options.maxRetries ?? 2, 'maxRetries');
+    this.#defaultHeaders = { ...options.headers };
+    this.#send = createTransport({
+      fetch: options.fetch,
+      logger: levelledLogger(options.logger, options.logLevel),
+      backoff: options.retryBackoff,
+    });
+
+    this.payments = new Payments(this);
+    this.checkoutSessions = new CheckoutSessions(this);
+    this.payouts = new Payouts(this);
+    this.paymentLinks = new PaymentLinks(this);
+    this.wallets = new Wallets(this);
+    this.webhooks = new Webhooks(() => this.#webhookSecret);
+  }
+
+  /**
+   * A creation (`POST`) with an `Idempotency-Key`: the caller's or a fresh UUID v4, the same on every
+   * retry. Params are validated first (nothing is sent on bad input). Every error, whatever its
+   * class, carries the key, so the operation can be retried later without charging twice.
+   * @internal Used by resources.
+   */
+  create<P, T>(path: string, params: P, spec: { params: z.ZodMiniType<P>; result: z.ZodMiniType<T>; what: string }, options: RequestOptions = {}): APIPromise<T> {
+    const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    const run = async (): Promise<WithResponse<T>> => {
+      if (typeof idempotencyKey !== 'string' || idempotencyKey.trim() === '' || idempotencyKey.length > 255) {
+        throw new InvalidParamsError([{ path: ['idempotencyKey'], message: 'must be a non-empty string of at most 255 characters' }], 'options');
+      }
+      const body = checkParams(spec.params, params, `${spec.what} params`);
+      const headers = this.#headers(options);
+      headers.set('Idempotency-Key', idempotencyKey);
+      const { response, body: received } = await this.#send({ method: 'POST', url: this.#url(path), headers, body, ...this.#attemptOptions(options) });
+      // 201 is a creation; 200 is the replay of an earlier one with the same key (service-api.md §5.2).
+      return { data: unwrapData(spec.result, received, spec.what), response, idempotencyKey, replayed: response.status === 200 };
+    };
+    return new APIPromise(
+      run().catch((error: unknown) => {
+        if (error instanceof PaymentsError) error.idempotencyKey = idempotencyKey;
+        throw error;
+      }),
+    );
+  }
+
+  /**
+   * `GET` of one object by identifier (URL-encoded), unwrapped from `{ data }`.
+   * @internal Used by resources.
+   */
+  retrieve<T>(pathPrefix: string, id: string | number, spec: { result: z.ZodMiniType<T>; what: string }, options: RequestOptions = {}): APIPromise<T> {
+    return new APIPromise(
+      (async () => {
+        if ((typeof id !== 'string' && typeof id !== 'number') || String(id).trim() === '') {
+          throw new InvalidParamsError([{ path: ['id'], message: `must be a non-empty string, got ${id === '' ? '""' : typeof id}` }], `${spec.what} identifier`);
+        }
+        const { response, body } = await this.#get(`${pathPrefix}/${encodeURIComponent(String(id))}`, options);
+        return { data: unwrapData(spec.result, body, spec.what), response, replayed: false };
+      })(),
+    );
+  }
+
+  /**
+   * `GET` of something that is not wrapped or not paginated (the wallet list).
+   * @internal Used by resources.
+   */
+  getRaw<T>(path: string, spec: { result: z.ZodMiniType<T>; what: string }, options: RequestOptions = {}): APIPromise<T> {
+    return new APIPromise(
+      (async () => {
+        const { response, body } = await this.#get(path, options);
+        return { data: checkResponse(spec.result, body, spec.what), response, replayed: false };
+      })(),
+    );
+  }
+
+  /**
+   * A paginated list: params validated, `Date` filters sent as their UTC date, and each next page
+   * requested at the configured base URL with the path and query of `links.next`.
+   * @internal Used by resources.
+   */
+  list<P extends object, T>(path: string, params: P | undefined, spec: { params: z.ZodMiniType<P>; item: z.ZodMiniType<T>; what: string }, options: RequestOptions = {}): PagePromise<T> {
+    const envelopeSchema = listEnvelope(spec.item);
+    const fetchPage = async (pathAndQuery: string): Promise<WithResponse<Page<T>>> => {
+      const { response, body } = await this.#get(pathAndQuery, options);
+      const envelope = checkResponse(envelopeSchema, body, `${spec.what} page`) as ListEnvelope<T>;
+      return { data: new Page(envelope, (next) => fetchPage(pathOfLink(next))), response, replayed: false };
+    };
+    return new PagePromise(
+      (async () => {
+        const checked = checkParams(spec.params, params ?? {}, `${spec.what} list params`);
+        return fetchPage(`${path}${toQueryString(checked as Record<string, unknown>)}`);
+      })(),
+    );
+  }
+
+  #get(pathAndQuery: string, options: RequestOptions) {
+    return this.#send({ method: 'GET', url: this.#url(pathAndQuery), headers: this.#headers(options), ...this.#attemptOptions(options) });
+  }
+
+  #url(pathAndQuery: string): string {
+    return `${this.baseUrl}${API_PREFIX}${pathAndQuery}`;
+  }
+
+  #headers(options: RequestOptions): Headers {
+    const headers = new Headers(this.#defaultHeaders);
+    if (options.headers) for (const [k, v] of Object.entries(options.headers)) headers.set(k, v);
+    headers.set('Authorization', `Bearer ${this.#apiKey}`);
+    headers.set('Accept', 'application/json');
+    headers.set('User-Agent', `payments-sdk/${VERSION} (${runtimeName()})`);
+    return headers;
+  }
+
+  #attemptOptions(options: RequestOptions) {
+    return {
+      timeout: options.timeout === undefined ? this.timeout : checkTimeout(options.timeout, 'options.timeout'),
+      maxRetries: options.maxRetries === undefined ? this.maxRetries : checkRetries(options.maxRetries, 'options.maxRetries'),
+      signal: options.signal,
+    };
+  }
+
+  /** What `JSON.stringify(client)` shows: settings, never the key. */
+  toJSON() {
+    return { baseUrl: this.baseUrl, mode: this.mode, timeout: this.timeout, maxRetries: this.maxRetries };
+  }
+
+  /** What `util.inspect(client)` / `console.log(client)` shows: settings, never the key. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `PaymentsClient ${JSON.stringify(this.toJSON())}`;
+  }
+}
+
+/** Unwraps `{ data: … }` (service-api.md §2.1) and validates what is inside. */
+function unwrapData<T>(schema: z.ZodMiniType<T>, body: unknown, what: string): T {
+  if (body === null || typeof body !== 'object' || !('data' in body)) {
+    return checkResponse(schema, undefined, `${what} response (expected an object with a "data" member)`);
+  }
+  return checkResponse(schema, (body as { data: unknown }).data, `${what} response`);
+}
+
+/**
+ * The part of a `links.next` the client follows: its path from `/api/v1` on, and its query. The
+ * origin is never used (issue: Laravel behind a proxy writes `http://` or internal hosts).
+ */
+export function pathOfLink(link: string): string {
+  const url = new URL(link, 'http://link.invalid');
+  const at = url.pathname.indexOf(`${API_PREFIX}/`);
+  const path = at >= 0 ? url.pathname.slice(at + API_PREFIX.length) : url.pathname;
+  return `${path}${url.search}`;
+}
+
+/** Serialises list params; `Date` values become their UTC `YYYY-MM-DD` (API.md "Resources"). */
+export function toQueryString(params: Record<string, unknown>): string {
+  const query = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value === undefined || value === null) continue;
+    if (value instanceof Date) query.set(key, value.toISOString().slice(0, 10));
+    else if (Array.isArray(value)) for (const v of value) query.append(key, String(v));
+    else query.set(key, String(value));
+  }
+  const text = query.toString();
+  return text ? `?${text}` : '';
+}
+
+/** Normalises the service root: no trailing `/`, no trailing `/api/v1`, http(s) only. */
+export function normalizeBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new PaymentsError(`baseUrl must be an absolute http(s) URL such as "https://pay.example.com", got ${JSON.stringify(raw)}.`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw new PaymentsError(`baseUrl must use http or https, got ${JSON.stringify(url.protocol)}.`);
+  }
+  let path = url.pathname.replace(/\/+$/, '');
+  if (path.endsWith(API_PREFIX)) path = path.slice(0, -API_PREFIX.length).replace(/\/+$/, '');
+  return `${url.origin}${path}`;
+}
+
+/** Reads the key's kind from its text: `live` vs `test`/`sandbox` (service-api.md §5.2). */
+export function modeOfKey(key: string): ClientMode {
+  const tokens = key.toLowerCase().split(/[^a-z0-9]+/);
+  if (tokens.includes('live')) return 'live';
+  if (tokens.includes('test') || tokens.includes('sandbox')) return 'sandbox';
+  const lower = key.toLowerCase();
+  if (lower.includes('live')) return 'live';
+  if (lower.includes('test') || lower.includes('sandbox')) return 'sandbox';
+  return 'unknown';
+}
+
+function checkTimeout(value: number, name: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMEOUT) {
+    throw new PaymentsError(`${name} must be a number of milliseconds between 1 and ${MAX_TIMEOUT}, got ${String(value)}.`);
+  }
+  return value;
+}
+
+function checkRetries(value: number, name: string): number {
+  if (!Number.isInteger(value) || value < 0 || value > 10) {
+    throw new PaymentsError(`${name} must be an integer from 0 to 10, got ${String(value)}.`);
+  }
+  return value;
+}

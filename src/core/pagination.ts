@@ -1,0 +1,103 @@
+/**
+ * Pagination over the Laravel-style list envelope (service-api.md §2.7, §4.10; API.md "Pagination").
+ * `links.next` is followed until it is `null`, but only its path and query are used: every request
+ * goes to the configured base URL, so the API key never leaves for the host (or the plain-http
+ * scheme) a link names.
+ */
+import { APIPromise, type WithResponse } from './api-promise.js';
+import { PaymentsError } from './errors.js';
+import type { ListEnvelope, PageLinks, PageMeta } from '../schemas/shared.js';
+
+/** How a page fetches the page after it: given the `links.next` it read, returns that page. @internal */
+export type FetchPage<T> = (nextLink: string) => Promise<WithResponse<Page<T>>>;
+
+/** One page of a list. */
+export class Page<T> {
+  /** Items of this page. */
+  readonly data: T[];
+  /** `current_page`, `last_page`, `per_page`, `total`. */
+  readonly meta: PageMeta;
+  /** `first`, `last`, `prev`, `next` (`null` on the last page). */
+  readonly links: PageLinks;
+  readonly #fetchPage: FetchPage<T>;
+
+  /** @internal */
+  constructor(envelope: ListEnvelope<T>, fetchPage: FetchPage<T>) {
+    this.data = envelope.data;
+    this.meta = envelope.meta;
+    this.links = envelope.links;
+    this.#fetchPage = fetchPage;
+  }
+
+  /** `true` while `links.next` is not `null` (service-api.md §4.10). */
+  hasNextPage(): boolean {
+    return typeof this.links.next === 'string' && this.links.next !== '';
+  }
+
+  /** Fetches the next page. Throws a {@link PaymentsError} on the last page. */
+  getNextPage(): APIPromise<Page<T>> {
+    const next = this.links.next;
+    if (!this.hasNextPage() || next == null) {
+      return new APIPromise(Promise.reject(new PaymentsError('This is the last page: links.next is null. Check hasNextPage() first.')));
+    }
+    return new APIPromise(this.#fetchPage(next));
+  }
+
+  /** Keeps the page small in logs: items are listed, the fetch function is not. */
+  toJSON(): ListEnvelope<T> {
+    return { data: this.data, meta: this.meta, links: this.links };
+  }
+}
+
+/** Options of {@link PagePromise.toArray}. */
+export interface ToArrayOptions {
+  /** Stop once this many items are collected; no page past it is fetched. */
+  limit?: number;
+}
+
+/**
+ * What `list()` returns: awaitable for the first {@link Page}, async-iterable over every item of
+ * every page, with {@link PagePromise.pages} for page-wise work and {@link PagePromise.toArray}.
+ *
+ * Iteration holds one page at a time, so memory stays flat however many pages are walked.
+ */
+export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable<T> {
+  /** Iterates over every page, starting with the first, until `links.next` is `null`. */
+  async *pages(): AsyncGenerator<Page<T>, void, undefined> {
+    let page: Page<T> = await this;
+    // A link already visited in this walk would loop forever (API.md "Pagination").
+    const visited = new Set<string>();
+    yield page;
+    while (page.hasNextPage()) {
+      const next = page.links.next as string;
+      if (visited.has(next)) {
+        throw new PaymentsError(`Pagination stopped: links.next (${next}) was already visited in this walk; the service is returning a loop.`);
+      }
+      visited.add(next);
+      page = await page.getNextPage();
+      yield page;
+    }
+  }
+
+  /** Iterates over every item of every page. `break` stops it without fetching another page. */
+  async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
+    for await (const page of this.pages()) {
+      yield* page.data;
+    }
+  }
+
+  /** Collects items into an array, stopping (and fetching nothing more) once `limit` is reached. */
+  async toArray(options: ToArrayOptions = {}): Promise<T[]> {
+    const limit = options.limit ?? Number.POSITIVE_INFINITY;
+    if (!(limit >= 0)) throw new PaymentsError('toArray: limit must be a number ≥ 0.');
+    const out: T[] = [];
+    if (limit === 0) return out;
+    for await (const page of this.pages()) {
+      for (const item of page.data) {
+        out.push(item);
+        if (out.length >= limit) return out;
+      }
+    }
+    return out;
+  }
+}

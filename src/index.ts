@@ -1,0 +1,26 @@
+/**
+ * payments-sdk: the typed client of the mobile-money payments service.
+ *
+ * ```ts
+ * import { PaymentsClient } from 'payments-sdk';
+ * const client = new PaymentsClient(); // PAYMENTS_API_KEY, PAYMENTS_BASE_URL
+ * const session = await client.checkoutSessions.create({ amount: 5000, currency: 'XOF' });
+ * ```
+ * @packageDocumentation
+ */
+export { APIPromise, type WithResponse } from './core/api-promise.js';
+export { type ClientMode, type ClientOptions, PaymentsClient, type RequestOptions } from './core/client.js';
+export * from './core/errors.js';
+export { type FetchPage, Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
+export type { RetryBackoff } from './internal/http.js';
+export type { Logger, LogLevel } from './internal/logger.js';
+export { currencyExponent, formatAmount, fromMinorUnits, toMinorUnits } from './money.js';
+export type { CheckoutSessions } from './resources/checkout-sessions.js';
+export type { PaymentLinks } from './resources/payment-links.js';
+export type { Payments, WaitForCompletionOptions } from './resources/payments.js';
+export type { Payouts } from './resources/payouts.js';
+export type { Wallets } from './resources/wallets.js';
+export type { ClientVerifyWebhookInput, Webhooks } from './resources/webhooks.js';
+export * from './schemas/index.js';
+export { VERSION } from './version.js';
+export * from './webhooks/index.js';

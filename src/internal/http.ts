@@ -1,0 +1,202 @@
+/**
+ * The transport: ky does the retrying, the per-attempt timeout and `Retry-After`; this module is the
+ * one place that configures it (API.md "Idempotency and retries") and turns whatever ky or fetch
+ * throws into the SDK's errors.
+ */
+import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance } from 'ky';
+import {
+  APIConnectionError,
+  type APIError,
+  APITimeoutError,
+  APIUserAbortError,
+  makeAPIError,
+  PaymentsError,
+  ResponseValidationError,
+} from '../core/errors.js';
+import type { Logger } from './logger.js';
+import { redactHeaders } from './logger.js';
+
+/** Statuses retried (API.md): 408, 429 and the 5xx that mean "try again". 409 and other 4xx never are. */
+export const RETRY_STATUSES = [408, 429, 500, 502, 503, 504] as const;
+
+/** `Retry-After` is honoured up to this many milliseconds (issue: capped at 60 s). */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Backoff of the retries: `initialMs * 2^(n-1)`, capped at `maxMs`, then jittered to 50–100 %. */
+export interface RetryBackoff {
+  /** First delay, before jitter. Default 500 ms. */
+  initialMs?: number;
+  /** Largest delay, before jitter. Default 8 000 ms. */
+  maxMs?: number;
+}
+
+/** Settings fixed when the client is built. */
+export interface TransportConfig {
+  fetch?: typeof fetch;
+  logger?: Logger;
+  backoff?: RetryBackoff;
+}
+
+/** One call, after the client resolved URL, headers and options. */
+export interface TransportRequest {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Headers;
+  body?: unknown;
+  timeout: number;
+  maxRetries: number;
+  signal?: AbortSignal;
+}
+
+/** A received 2xx: the response (body already read) and its parsed JSON. */
+export interface TransportResponse {
+  response: Response;
+  body: unknown;
+}
+
+/** A 2xx whose body is not JSON (a proxy page, or a body cut short): retried, then reported. */
+class MalformedBodyError extends Error {
+  readonly text: string;
+  constructor(text: string) {
+    super('The response body is not valid JSON.');
+    this.text = text;
+  }
+}
+
+const parsedBodies = new WeakMap<Response, unknown>();
+
+/**
+ * Wraps `fetch` so that each attempt reads the whole body before it counts as answered. A socket
+ * reset or a stall in the middle of the body then fails the attempt, inside ky's per-attempt
+ * timeout and retry loop, instead of after it: a creation whose answer was cut short is retried
+ * with the same Idempotency-Key and the service replays it (service-api.md §5.2).
+ */
+function bufferingFetch(inner: typeof fetch): typeof fetch {
+  return async (input, init) => {
+    const received = await inner(input, init);
+    const text = await received.text();
+    const noBody = text === '' || received.status === 204 || received.status === 205 || received.status === 304;
+    const response = new Response(noBody ? null : text, {
+      status: received.status,
+      statusText: received.statusText,
+      headers: received.headers,
+    });
+    if (received.ok && !noBody) {
+      try {
+        parsedBodies.set(response, JSON.parse(text));
+      } catch {
+        throw new MalformedBodyError(text);
+      }
+    }
+    return response;
+  };
+}
+
+/** Builds the ky instance shared by every call of a client. */
+export function createTransport(config: TransportConfig) {
+  const initialMs = config.backoff?.initialMs ?? 500;
+  const maxMs = config.backoff?.maxMs ?? 8_000;
+  const logger = config.logger;
+  // Resolved per call, not captured: tests and merchants may swap globalThis.fetch after construction.
+  const fetchImpl: typeof fetch = config.fetch ?? ((input, init) => globalThis.fetch(input, init));
+
+  const instance: KyInstance = ky.create({
+    fetch: bufferingFetch(fetchImpl),
+    throwHttpErrors: true,
+    retry: {
+      methods: ['get', 'post'],
+      statusCodes: [...RETRY_STATUSES],
+      // Honour Retry-After on every retried status, not only ky's default 413/429/503.
+      afterStatusCodes: [...RETRY_STATUSES],
+      maxRetryAfter: MAX_RETRY_AFTER_MS,
+      delay: (attempt) => Math.min(maxMs, initialMs * 2 ** (attempt - 1)),
+      jitter: (delay) => delay * (0.5 + Math.random() / 2),
+      retryOnTimeout: true,
+      // A cut or garbled 2xx body is retried like a reset; ky leaves every other error to its defaults.
+      shouldRetry: ({ error }) => (error instanceof MalformedBodyError ? true : undefined),
+    },
+    hooks: logger
+      ? {
+          beforeRetry: [
+            ({ request, error, retryCount }) => {
+              logger.info(`payments-sdk: retry ${retryCount} of ${request.method} ${request.url} after ${describeKyError(error)}`);
+            },
+          ],
+        }
+      : {},
+  });
+
+  /** Sends one call (with its retries). Resolves on 2xx; rejects with an SDK error. */
+  return async function send(req: TransportRequest): Promise<TransportResponse> {
+    logger?.debug(`payments-sdk: → ${req.method} ${req.url}`, { headers: redactHeaders(req.headers) });
+    const started = Date.now();
+    try {
+      const response = await instance(req.url, {
+        method: req.method,
+        headers: req.headers,
+        json: req.body,
+        timeout: req.timeout,
+        retry: { limit: req.maxRetries },
+        signal: req.signal,
+      });
+      logger?.debug(`payments-sdk: ← ${response.status} ${req.method} ${req.url} (${Date.now() - started} ms)`);
+      return { response, body: parsedBodies.get(response) };
+    } catch (error) {
+      const mapped = toSDKError(error, req);
+      logger?.warn(`payments-sdk: ${req.method} ${req.url} failed: ${mapped.name}: ${mapped.message}`);
+      throw mapped;
+    }
+  };
+}
+
+/** The function {@link createTransport} returns. */
+export type Send = ReturnType<typeof createTransport>;
+
+/** Maps ky's and fetch's errors to the SDK's classes. Never keeps ky's error: it holds the Request, and so the key. */
+export function toSDKError(error: unknown, req: Pick<TransportRequest, 'timeout' | 'signal' | 'method' | 'url'>): PaymentsError {
+  if (error instanceof PaymentsError) return error;
+  if (isHTTPError(error)) {
+    return makeAPIError({ status: error.response.status, body: reparse(error.data), headers: error.response.headers }) as APIError;
+  }
+  if (req.signal?.aborted) {
+    return new APIUserAbortError(`${req.method} ${req.url} was aborted by the caller's signal.`, { cause: req.signal.reason });
+  }
+  if (isTimeoutError(error)) {
+    return new APITimeoutError(`${req.method} ${req.url} timed out: no answer within ${req.timeout} ms on the last attempt.`);
+  }
+  if (isNetworkError(error)) {
+    const cause = (error as { cause?: unknown }).cause;
+    return new APIConnectionError(`Connection error on ${req.method} ${req.url}: ${describeCause(cause)}`, { cause });
+  }
+  if (error instanceof MalformedBodyError) {
+    return new ResponseValidationError([{ path: [], message: 'the body is not valid JSON' }], error.text);
+  }
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return new APIConnectionError(`Request ${req.method} ${req.url} failed: ${message}`, { cause: error });
+}
+
+/** ky parses error bodies only when they say JSON; a JSON body with another content type is parsed here. */
+function reparse(data: unknown): unknown {
+  if (typeof data !== 'string') return data;
+  const trimmed = data.trim();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return data;
+  try {
+    return JSON.parse(trimmed);
+  } catch {
+    return data;
+  }
+}
+
+function describeCause(cause: unknown): string {
+  if (!(cause instanceof Error)) return 'no answer';
+  const inner = (cause as { cause?: { code?: string; message?: string } }).cause;
+  const code = inner?.code ?? (cause as { code?: string }).code;
+  return code ? `${cause.message} (${code})` : cause.message;
+}
+
+function describeKyError(error: unknown): string {
+  if (isHTTPError(error)) return `status ${error.response.status}`;
+  if (isTimeoutError(error)) return 'a timeout';
+  if (error instanceof MalformedBodyError) return 'a malformed body';
+  return 'a connection error';
+}

@@ -1,0 +1,41 @@
+/** Log levels, from the quietest. `'off'` (the default) logs nothing. */
+export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
+
+/** Anything with console-like methods: `console`, pino, winston... */
+export interface Logger {
+  error(message: string, ...rest: unknown[]): void;
+  warn(message: string, ...rest: unknown[]): void;
+  info(message: string, ...rest: unknown[]): void;
+  debug(message: string, ...rest: unknown[]): void;
+}
+
+const rank: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
+
+/** A logger that drops everything below `level`. Returns `undefined` for `'off'` so callers skip work. */
+export function levelledLogger(logger: Logger | undefined, level: LogLevel | undefined): Logger | undefined {
+  const threshold = rank[level ?? 'off'];
+  if (threshold === undefined) throw new TypeError(`logLevel must be one of ${Object.keys(rank).join(', ')}`);
+  if (threshold === 0) return undefined;
+  const target = logger ?? console;
+  const noop = () => {};
+  const at = (l: Exclude<LogLevel, 'off'>) => (rank[l] <= threshold ? target[l].bind(target) : noop);
+  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
+}
+
+const secretHeaders = new Set(['authorization', 'cookie', 'set-cookie', 'x-service-signature']);
+
+/** A plain copy of headers for logs, with `Authorization` (and other credentials) redacted. */
+export function redactHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, key) => {
+    out[key] = secretHeaders.has(key.toLowerCase()) ? '[redacted]' : value;
+  });
+  return out;
+}
+
+/** Replaces every occurrence of each secret in `text` (defence in depth for messages built from input). */
+export function redactSecrets(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+  return out;
+}

@@ -1,0 +1,38 @@
+/**
+ * Runtime detection without `node:` imports: this file is loaded by edge runtimes too
+ * (API.md "Package": no `node:` import on the paths an edge runtime loads).
+ */
+
+// biome-ignore lint/suspicious/noExplicitAny: feature detection on globals that have no types here.
+const g = globalThis as any;
+
+/** Name and version of the runtime, for the `User-Agent` header. */
+export function runtimeName(): string {
+  if (typeof g.Bun !== 'undefined') return `bun/${g.Bun.version}`;
+  if (typeof g.Deno !== 'undefined') return `deno/${g.Deno.version?.deno ?? 'unknown'}`;
+  if (typeof g.EdgeRuntime === 'string') return 'vercel-edge';
+  if (g.navigator?.userAgent === 'Cloudflare-Workers') return 'cloudflare-workers';
+  if (typeof g.process?.versions?.node === 'string') return `node/${g.process.versions.node}`;
+  return 'unknown';
+}
+
+/**
+ * `true` in a web browser. Deno and workers define `window` or `navigator` in some versions, so a
+ * browser is recognised by a DOM `document` on a `window` that is the global object.
+ */
+export function isBrowser(): boolean {
+  return typeof g.window !== 'undefined' && g.window === g && typeof g.document !== 'undefined' && typeof g.Deno === 'undefined';
+}
+
+/** Reads an environment variable on Node, Bun and Deno; `undefined` elsewhere or when not allowed. */
+export function readEnv(name: string): string | undefined {
+  try {
+    const fromProcess = g.process?.env?.[name];
+    if (typeof fromProcess === 'string') return fromProcess.trim() === '' ? undefined : fromProcess;
+    const fromDeno = g.Deno?.env?.get?.(name);
+    if (typeof fromDeno === 'string') return fromDeno.trim() === '' ? undefined : fromDeno;
+  } catch {
+    // Deno without --allow-env throws: treat it as unset.
+  }
+  return undefined;
+}

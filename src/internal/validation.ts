@@ -1,0 +1,101 @@
+/**
+ * The one bridge between zod (`zod/mini`, for bundle size) and the SDK's errors. zod/mini ships no
+ * English messages, so issues are worded here from their codes, with the input at hand to tell
+ * "missing" from "wrong type".
+ */
+import type * as z from 'zod/mini';
+import { InvalidParamsError, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
+
+type RawIssue = z.core.$ZodIssue;
+
+/** Validates params before anything is sent; throws one {@link InvalidParamsError} naming every bad field. */
+export function checkParams<T>(schema: z.ZodMiniType<T>, params: unknown, what: string): T {
+  const result = schema.safeParse(params);
+  if (result.success) return result.data;
+  throw new InvalidParamsError(toIssues(result.error.issues, params), what);
+}
+
+/** Validates a 2xx body; throws {@link ResponseValidationError} with the issues and the raw body. */
+export function checkResponse<T>(schema: z.ZodMiniType<T>, body: unknown, what = 'response'): T {
+  const result = schema.safeParse(body);
+  if (result.success) return result.data;
+  throw new ResponseValidationError(toIssues(result.error.issues, body), body, what);
+}
+
+/** Turns zod issues into SDK issues with English messages; unknown keys become one issue each. */
+export function toIssues(issues: readonly RawIssue[], input: unknown): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  for (const issue of issues) {
+    const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) out.push({ path: [...path, key], message: unknownKeyMessage(key) });
+      continue;
+    }
+    if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+      // Report the first branch's issues: for our schemas the branches differ only in shape.
+      out.push(...toIssues(issue.errors[0] ?? [], input));
+      continue;
+    }
+    out.push({ path, message: describe(issue, valueAt(input, path)) });
+  }
+  return out;
+}
+
+function describe(issue: RawIssue, value: unknown): string {
+  // A custom message given in the schema (`{ error: '...' }`) wins.
+  if (issue.message && issue.message !== 'Invalid input') return issue.message;
+  switch (issue.code) {
+    case 'invalid_type':
+      if (value === undefined) return 'is required';
+      if (issue.expected === 'int') return `must be an integer, got ${show(value)}`;
+      return `must be ${article(issue.expected)}, got ${typeName(value)}`;
+    case 'too_small':
+      return issue.origin === 'string' || issue.origin === 'array'
+        ? `must have at least ${issue.minimum} character${Number(issue.minimum) === 1 ? '' : 's'}`
+        : `must be ${issue.inclusive ? '≥' : '>'} ${issue.minimum}, got ${show(value)}`;
+    case 'too_big':
+      return issue.origin === 'string'
+        ? `must be at most ${issue.maximum} characters, got ${typeof value === 'string' ? value.length : '?'}`
+        : `must be ${issue.inclusive ? '≤' : '<'} ${issue.maximum}, got ${show(value)}`;
+    case 'invalid_format':
+      if (issue.format === 'email') return `must be a valid e-mail address, got ${show(value)}`;
+      if (issue.format === 'url') return `must be an http(s) URL, got ${show(value)}`;
+      return `has an invalid format, got ${show(value)}`;
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${show(value)}`;
+    default:
+      return `is invalid, got ${show(value)}`;
+  }
+}
+
+/** `payerEmail` → "unknown key (did you mean payer_email?)". */
+function unknownKeyMessage(key: string): string {
+  const snake = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  return snake !== key ? `unknown key (did you mean ${snake}?)` : 'unknown key';
+}
+
+function valueAt(input: unknown, path: readonly (string | number)[]): unknown {
+  let current = input;
+  for (const key of path) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string | number, unknown>)[key];
+  }
+  return current;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'array';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  return typeof value;
+}
+
+function article(word: string): string {
+  return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`;
+}
+
+function show(value: unknown): string {
+  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
+  return typeName(value);
+}

@@ -1,0 +1,65 @@
+import type { APIPromise } from '../core/api-promise.js';
+import type { PaymentsClient, RequestOptions } from '../core/client.js';
+import type { PagePromise } from '../core/pagination.js';
+import {
+  type CheckoutSession,
+  type CheckoutSessionCreateParams,
+  CheckoutSessionCreateParamsSchema,
+  type CheckoutSessionListParams,
+  CheckoutSessionListParamsSchema,
+  CheckoutSessionSchema,
+} from '../schemas/checkout-session.js';
+import type { Payment } from '../schemas/payment.js';
+
+const DAY_MS = 86_400_000;
+
+/** Hosted checkout sessions (service-api.md §4.4–§4.6). */
+export class CheckoutSessions {
+  readonly #client: PaymentsClient;
+
+  /** @internal */
+  constructor(client: PaymentsClient) {
+    this.#client = client;
+  }
+
+  /** Creates a session: `POST /api/v1/checkout-sessions`. Redirect the customer to its `checkout_url`. */
+  create(params: CheckoutSessionCreateParams, options?: RequestOptions): APIPromise<CheckoutSession> {
+    return this.#client.create(
+      '/checkout-sessions',
+      params,
+      { params: CheckoutSessionCreateParamsSchema, result: CheckoutSessionSchema, what: 'checkoutSessions.create' },
+      options,
+    );
+  }
+
+  /** Reads a session: `GET /api/v1/checkout-sessions/{reference}`. */
+  retrieve(reference: string, options?: RequestOptions): APIPromise<CheckoutSession> {
+    return this.#client.retrieve('/checkout-sessions', reference, { result: CheckoutSessionSchema, what: 'checkout session' }, options);
+  }
+
+  /** Lists sessions, most recent first: `GET /api/v1/checkout-sessions`. */
+  list(params?: CheckoutSessionListParams, options?: RequestOptions): PagePromise<CheckoutSession> {
+    return this.#client.list(
+      '/checkout-sessions',
+      params,
+      { params: CheckoutSessionListParamsSchema, item: CheckoutSessionSchema, what: 'checkout sessions' },
+      options,
+    );
+  }
+
+  /**
+   * The payment that settled a session, or `null`. The session carries no payment field: its payment
+   * is the one in `GET /api/v1/payments` whose `checkout_session` is `reference` (service-api.md §2.2).
+   * The walk starts at the session's creation date so it reads few pages.
+   */
+  async findPayment(reference: string, options?: RequestOptions): Promise<Payment | null> {
+    const session = await this.retrieve(reference, options);
+    const created = Date.parse(session.created_at);
+    // One day of margin: the service may read `from` in its own time zone, not UTC.
+    const from = Number.isNaN(created) ? undefined : new Date(created - DAY_MS);
+    for await (const payment of this.#client.payments.list({ from, per_page: 100 }, options)) {
+      if (payment.checkout_session === reference) return payment;
+    }
+    return null;
+  }
+}

@@ -1,0 +1,36 @@
+import type { APIPromise } from '../core/api-promise.js';
+import type { PaymentsClient, RequestOptions } from '../core/client.js';
+import type { PagePromise } from '../core/pagination.js';
+import {
+  type Payout,
+  type PayoutCreateParams,
+  PayoutCreateParamsSchema,
+  type PayoutListParams,
+  PayoutListParamsSchema,
+  PayoutSchema,
+} from '../schemas/payout.js';
+
+/** Payouts: money sent out, after an approval step. Live keys with approved KYC only (service-api.md §4.7, §5.4). */
+export class Payouts {
+  readonly #client: PaymentsClient;
+
+  /** @internal */
+  constructor(client: PaymentsClient) {
+    this.#client = client;
+  }
+
+  /** Requests a payout: `POST /api/v1/payouts`. A sandbox key gets `PermissionDeniedError`. */
+  create(params: PayoutCreateParams, options?: RequestOptions): APIPromise<Payout> {
+    return this.#client.create('/payouts', params, { params: PayoutCreateParamsSchema, result: PayoutSchema, what: 'payouts.create' }, options);
+  }
+
+  /** Reads a payout: `GET /api/v1/payouts/{id}`. */
+  retrieve(id: string | number, options?: RequestOptions): APIPromise<Payout> {
+    return this.#client.retrieve('/payouts', id, { result: PayoutSchema, what: 'payout' }, options);
+  }
+
+  /** Lists payouts, most recent first: `GET /api/v1/payouts`. Filters beyond the documented ones pass through. */
+  list(params?: PayoutListParams, options?: RequestOptions): PagePromise<Payout> {
+    return this.#client.list('/payouts', params, { params: PayoutListParamsSchema, item: PayoutSchema, what: 'payouts' }, options);
+  }
+}

@@ -1,0 +1,27 @@
+import { PaymentsError } from '../core/errors.js';
+import { type VerifyWebhookInput, verifyWebhook } from '../webhooks/verify.js';
+import type { WebhookEvent } from '../webhooks/events.js';
+
+/** Input of `client.webhooks.verify`: as {@link verifyWebhook}, with the client's secret as default. */
+export type ClientVerifyWebhookInput = Omit<VerifyWebhookInput, 'secret'> & { secret?: string | string[] };
+
+/** Webhook verification bound to the client's `webhookSecret` (API.md "Webhooks"). */
+export class Webhooks {
+  readonly #secret: () => string | string[] | undefined;
+
+  /** @internal */
+  constructor(secret: () => string | string[] | undefined) {
+    this.#secret = secret;
+  }
+
+  /** Verifies a delivery with the client's `webhookSecret` and returns the typed event. */
+  verify(input: ClientVerifyWebhookInput): Promise<WebhookEvent> {
+    const secret = input.secret ?? this.#secret();
+    if (secret === undefined || (Array.isArray(secret) && secret.length === 0)) {
+      return Promise.reject(
+        new PaymentsError('No webhook secret: pass { webhookSecret } to new PaymentsClient() or set PAYMENTS_WEBHOOK_SECRET.'),
+      );
+    }
+    return verifyWebhook({ ...input, secret });
+  }
+}

@@ -1,0 +1,118 @@
+import {
+  boundedString,
+  currencyCode,
+  email,
+  httpUrl,
+  type ListParamsBase,
+  listParamsShape,
+  minorUnits,
+  type OpenEnum,
+  openEnum,
+  positiveMinorUnits,
+  z,
+} from './shared.js';
+
+/** Known checkout-session states (service-api.md §3.2). Note the spelling `cancelled`, with two l's. */
+export const CHECKOUT_SESSION_STATUSES = ['created', 'pending_payment', 'completed', 'expired', 'cancelled'] as const;
+
+/** A checkout-session state; new values from the service pass through as plain strings. */
+export type CheckoutSessionStatus = OpenEnum<(typeof CHECKOUT_SESSION_STATUSES)[number]>;
+
+/** A hosted checkout session (service-api.md §2.2). */
+export interface CheckoutSession {
+  /** Session identifier (ULID-shaped). */
+  reference: string;
+  /** Minor units. */
+  amount: number;
+  /** ISO 4217 code. */
+  currency: string;
+  description: string | null;
+  payer_name: string | null;
+  payer_email: string | null;
+  payer_phone: string | null;
+  success_url: string | null;
+  cancel_url: string | null;
+  /** See {@link CheckoutSessionStatus}. */
+  status: CheckoutSessionStatus;
+  /** Free-form object given at creation. */
+  metadata: Record<string, unknown>;
+  /** Hosted payment page: redirect the customer here. */
+  checkout_url: string;
+  /** ISO 8601 timestamp. */
+  expires_at: string;
+  /** ISO 8601 timestamp. */
+  created_at: string;
+  /** Fields the SDK does not know yet are kept. */
+  [key: string]: unknown;
+}
+
+const nullableString = z.nullable(z.string());
+
+/** Schema of {@link CheckoutSession}: loose, integer amount, open status. */
+export const CheckoutSessionSchema: z.ZodMiniType<CheckoutSession> = z.looseObject({
+  reference: z.string(),
+  amount: minorUnits,
+  currency: z.string(),
+  description: nullableString,
+  payer_name: nullableString,
+  payer_email: nullableString,
+  payer_phone: nullableString,
+  success_url: nullableString,
+  cancel_url: nullableString,
+  status: openEnum(CHECKOUT_SESSION_STATUSES),
+  // Laravel serialises an empty PHP array as `[]`: accept it as an empty object.
+  metadata: z.pipe(
+    z.union([z.record(z.string(), z.unknown()), z.array(z.unknown()).check(z.maxLength(0)), z.null()]),
+    z.transform((value): Record<string, unknown> => (value && !Array.isArray(value) ? value : {})),
+  ),
+  checkout_url: z.string(),
+  expires_at: z.string(),
+  created_at: z.string(),
+}) as unknown as z.ZodMiniType<CheckoutSession>;
+
+/** Body of `POST /api/v1/checkout-sessions` (service-api.md §4.4). */
+export interface CheckoutSessionCreateParams {
+  /** Minor units, at least 1. */
+  amount: number;
+  /** ISO 4217 code. */
+  currency: string;
+  /** At most 500 characters. */
+  description?: string;
+  /** At most 255 characters. */
+  payer_name?: string;
+  /** A valid e-mail address. */
+  payer_email?: string;
+  /** At most 20 characters. */
+  payer_phone?: string;
+  /** Where the hosted page sends the customer after paying; http(s), at most 2048 characters. */
+  success_url?: string;
+  /** Where the hosted page sends the customer on cancel; http(s), at most 2048 characters. */
+  cancel_url?: string;
+  /** Free-form object, returned as given. */
+  metadata?: Record<string, unknown>;
+}
+
+/** Schema of {@link CheckoutSessionCreateParams}: strict, so a misspelt key is caught before sending. */
+export const CheckoutSessionCreateParamsSchema: z.ZodMiniType<CheckoutSessionCreateParams> = z.strictObject({
+  amount: positiveMinorUnits,
+  currency: currencyCode,
+  description: z.optional(boundedString(500)),
+  payer_name: z.optional(boundedString(255)),
+  payer_email: z.optional(email),
+  payer_phone: z.optional(boundedString(20)),
+  success_url: z.optional(httpUrl),
+  cancel_url: z.optional(httpUrl),
+  metadata: z.optional(z.record(z.string(), z.unknown())),
+});
+
+/** Filters of `GET /api/v1/checkout-sessions` (service-api.md §4.5). */
+export interface CheckoutSessionListParams extends ListParamsBase {
+  /** Only sessions in this state. */
+  status?: CheckoutSessionStatus;
+}
+
+/** Schema of {@link CheckoutSessionListParams}: strict. */
+export const CheckoutSessionListParamsSchema: z.ZodMiniType<CheckoutSessionListParams> = z.strictObject({
+  status: z.optional(z.string().check(z.minLength(1))),
+  ...listParamsShape,
+});

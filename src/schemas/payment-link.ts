@@ -1,0 +1,74 @@
+import {
+  boundedString,
+  currencyCode,
+  type ListParamsBase,
+  listParamsShape,
+  minorUnits,
+  type OpenEnum,
+  positiveMinorUnits,
+  z,
+} from './shared.js';
+
+/**
+ * A reusable payment link (service-api.md §2.4). Only partly documented: known fields typed, the rest
+ * passes through. Share `url` as it is; build nothing from `uuid` or other fields.
+ */
+export interface PaymentLink {
+  /** The address to share, as it is. */
+  url: string;
+  uuid: string;
+  title?: string;
+  currency?: string;
+  /** Fixed price in minor units; `null` or absent when the customer chooses the amount. */
+  amount?: number | null;
+  /** Smallest amount a customer may pay, in minor units. */
+  minimum_amount?: number | null;
+  /** State (active, deactivated or expired); names not documented. */
+  status?: OpenEnum<string>;
+  /** Fields the SDK does not know yet are kept. */
+  [key: string]: unknown;
+}
+
+/** Schema of {@link PaymentLink}. */
+export const PaymentLinkSchema: z.ZodMiniType<PaymentLink> = z.looseObject({
+  url: z.string(),
+  uuid: z.string(),
+  title: z.optional(z.nullable(z.string())),
+  currency: z.optional(z.string()),
+  amount: z.optional(z.nullable(minorUnits)),
+  minimum_amount: z.optional(z.nullable(minorUnits)),
+  status: z.optional(z.string()),
+}) as z.ZodMiniType<PaymentLink>;
+
+/** Body of `POST /api/v1/payment-links` (service-api.md §4.8). Unknown keys pass through. */
+export interface PaymentLinkCreateParams {
+  title?: string;
+  /** ISO 4217 code. */
+  currency?: string;
+  /** Set it for a fixed price; leave it out so the customer chooses. Minor units, at least 1. */
+  amount?: number;
+  /** A payment below it is refused. Minor units, at least 1. */
+  minimum_amount?: number;
+  /** Undocumented fields pass through to the service. */
+  [key: string]: unknown;
+}
+
+/** Schema of {@link PaymentLinkCreateParams}: known fields checked, other keys passed through. */
+export const PaymentLinkCreateParamsSchema: z.ZodMiniType<PaymentLinkCreateParams> = z.looseObject({
+  title: z.optional(boundedString(255)),
+  currency: z.optional(currencyCode),
+  amount: z.optional(positiveMinorUnits),
+  minimum_amount: z.optional(positiveMinorUnits),
+});
+
+/** Filters of `GET /api/v1/payment-links`. Other filters pass through. */
+export interface PaymentLinkListParams extends ListParamsBase {
+  status?: OpenEnum<string>;
+  [key: string]: unknown;
+}
+
+/** Schema of {@link PaymentLinkListParams}: loose. */
+export const PaymentLinkListParamsSchema: z.ZodMiniType<PaymentLinkListParams> = z.looseObject({
+  status: z.optional(z.string().check(z.minLength(1))),
+  ...listParamsShape,
+});

@@ -1,0 +1,87 @@
+import {
+  countryCode,
+  currencyCode,
+  type ListParamsBase,
+  listParamsShape,
+  minorUnits,
+  type OpenEnum,
+  phoneNumber,
+  positiveMinorUnits,
+  z,
+} from './shared.js';
+
+/** Where a payout goes (service-api.md §2.3). Only the mobile-money shape is documented. */
+export interface PayoutDestination {
+  /** Destination kind, e.g. `mobile_money`. */
+  type: OpenEnum<'mobile_money'>;
+  /** ISO 3166-1 alpha-3. */
+  country?: string;
+  /** Operator code. */
+  provider?: string;
+  /** Digits with the country calling code, without `+`. */
+  phone?: string;
+  /** Undocumented fields pass through. */
+  [key: string]: unknown;
+}
+
+/**
+ * A payout (service-api.md §2.3, §3.3). Its record is only partly documented: the known fields are
+ * typed (and checked when present), everything else passes through untouched.
+ */
+export interface Payout {
+  /** Identifier used by `payouts.retrieve` (its name on the wire is not documented). */
+  id?: string | number;
+  /** Minor units. */
+  amount?: number;
+  /** ISO 4217 code. */
+  currency?: string;
+  /** State; names not documented (awaiting approval, then sent to the operator). */
+  status?: OpenEnum<string>;
+  destination?: PayoutDestination;
+  /** Fields the SDK does not know yet are kept. */
+  [key: string]: unknown;
+}
+
+/** Schema of {@link Payout}: every known field optional but typed; amount must be an integer. */
+export const PayoutSchema: z.ZodMiniType<Payout> = z.looseObject({
+  id: z.optional(z.union([z.string(), z.number()])),
+  amount: z.optional(minorUnits),
+  currency: z.optional(z.string()),
+  status: z.optional(z.string()),
+  destination: z.optional(z.looseObject({ type: z.string() })),
+});
+
+/** Body of `POST /api/v1/payouts` (service-api.md §4.7). Live keys only. Unknown keys pass through. */
+export interface PayoutCreateParams {
+  /** Minor units, at least 1. */
+  amount: number;
+  /** ISO 4217 code. */
+  currency: string;
+  destination: PayoutDestination;
+  /** Undocumented fields pass through to the service. */
+  [key: string]: unknown;
+}
+
+/** Schema of {@link PayoutCreateParams}: known fields checked, other keys passed through. */
+export const PayoutCreateParamsSchema: z.ZodMiniType<PayoutCreateParams> = z.looseObject({
+  amount: positiveMinorUnits,
+  currency: currencyCode,
+  destination: z.looseObject({
+    type: z.string().check(z.minLength(1)),
+    country: z.optional(countryCode),
+    provider: z.optional(z.string().check(z.minLength(1))),
+    phone: z.optional(phoneNumber),
+  }),
+}) as z.ZodMiniType<PayoutCreateParams>;
+
+/** Filters of `GET /api/v1/payouts`. Other filters pass through (the full list is not documented). */
+export interface PayoutListParams extends ListParamsBase {
+  status?: OpenEnum<string>;
+  [key: string]: unknown;
+}
+
+/** Schema of {@link PayoutListParams}: loose. */
+export const PayoutListParamsSchema: z.ZodMiniType<PayoutListParams> = z.looseObject({
+  status: z.optional(z.string().check(z.minLength(1))),
+  ...listParamsShape,
+});

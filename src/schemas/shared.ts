@@ -1,0 +1,126 @@
+/**
+ * Building blocks shared by every resource schema. Responses are read loosely (unknown fields kept,
+ * enums open: API.md "Responses") but money is strict: an amount that is not an integer is an error.
+ */
+import * as z from 'zod/mini';
+
+/** A string enum that stays open: the known literals, or any other string the service adds later. */
+export type OpenEnum<T extends string> = T | (string & {});
+
+/** Schema of an open enum: any string passes; the type lists the known values for autocompletion. */
+export function openEnum<const T extends string>(_known: readonly T[]): z.ZodMiniType<OpenEnum<T>> {
+  return z.string() as z.ZodMiniType<OpenEnum<T>>;
+}
+
+/** An amount in minor units, as the service sends it: a safe integer (service-api.md §2). */
+export const minorUnits = z.int();
+
+/** An amount a merchant may send: an integer ≥ 1 (service-api.md §4, §8). */
+export const positiveMinorUnits = z.int().check(z.minimum(1, { error: 'must be an integer ≥ 1 (minor units)' }));
+
+/** ISO 4217 currency code, three capital letters (service-api.md §4.1, §8). */
+export const currencyCode = z.string().check(
+  z.regex(/^[A-Z]{3}$/, { error: 'must be a 3-letter ISO 4217 code in capitals, e.g. "XOF"' }),
+);
+
+/** ISO 3166-1 alpha-3 country code (service-api.md §4.1), e.g. `SEN`, `CIV`, `GHA`. */
+export const countryCode = z.string().check(
+  z.regex(/^[A-Z]{3}$/, { error: 'must be an ISO 3166-1 alpha-3 code in capitals, e.g. "SEN" (not "SN")' }),
+);
+
+/** Phone number: country calling code and number, digits only, no `+` (service-api.md §4.1). */
+export const phoneNumber = z.string().check(
+  z.regex(/^\d{6,15}$/, { error: 'must be digits only with the country calling code and no "+", e.g. "221771234567"' }),
+);
+
+/** A non-empty string of at most `max` characters. */
+export function boundedString(max: number) {
+  return z.string().check(z.minLength(1), z.maxLength(max));
+}
+
+/** An http(s) URL of at most 2048 characters (service-api.md §8). */
+export const httpUrl = z.httpUrl().check(z.maxLength(2048));
+
+/** E-mail address. */
+export const email = z.email({ error: 'must be a valid e-mail address' });
+
+/** Page addresses of the list envelope (service-api.md §2.7). */
+export interface PageLinks {
+  first: string | null;
+  last: string | null;
+  prev: string | null;
+  /** `null` on the last page (service-api.md §4.10). */
+  next: string | null;
+  [key: string]: unknown;
+}
+
+/** Page counters of the list envelope (service-api.md §2.7). */
+export interface PageMeta {
+  current_page: number;
+  last_page: number;
+  per_page: number;
+  /** Total number of items across all pages. */
+  total: number;
+  [key: string]: unknown;
+}
+
+/** The Laravel-style list envelope every list answers with (service-api.md §2.7). */
+export interface ListEnvelope<T> {
+  data: T[];
+  links: PageLinks;
+  meta: PageMeta;
+  [key: string]: unknown;
+}
+
+const nullableString = z.nullable(z.string());
+
+/** Schema of {@link PageLinks}. */
+export const PageLinksSchema: z.ZodMiniType<PageLinks> = z.looseObject({
+  first: z.optional(nullableString),
+  last: z.optional(nullableString),
+  prev: z.optional(nullableString),
+  next: nullableString,
+}) as z.ZodMiniType<PageLinks>;
+
+/** Schema of {@link PageMeta}. */
+export const PageMetaSchema: z.ZodMiniType<PageMeta> = z.looseObject({
+  current_page: z.int(),
+  last_page: z.int(),
+  per_page: z.int(),
+  total: z.int(),
+});
+
+/** Schema of a {@link ListEnvelope} of `item`. */
+export function listEnvelope<T>(item: z.ZodMiniType<T>): z.ZodMiniType<ListEnvelope<T>> {
+  return z.looseObject({ data: z.array(item), links: PageLinksSchema, meta: PageMetaSchema });
+}
+
+/** A calendar date for list filters: `'YYYY-MM-DD'` or a `Date` (sent as its UTC date). */
+export type DateFilter = string | Date;
+
+const dateFilter = z.union([
+  z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a "YYYY-MM-DD" date or a Date' })),
+  z.date(),
+]);
+
+/** Filters every list accepts (service-api.md §4.2, §4.5, §4.10). */
+export interface ListParamsBase {
+  /** Only items created on or after this date (inclusive). */
+  from?: DateFilter;
+  /** Only items created on or before this date (inclusive). */
+  to?: DateFilter;
+  /** Items per page, 1–100 (default 20 on the service). */
+  per_page?: number;
+  /** Page number, from 1. */
+  page?: number;
+}
+
+/** Shape of the common list filters, to extend per resource. */
+export const listParamsShape = {
+  from: z.optional(dateFilter),
+  to: z.optional(dateFilter),
+  per_page: z.optional(z.int().check(z.minimum(1), z.maximum(100, { error: 'must be between 1 and 100' }))),
+  page: z.optional(z.int().check(z.minimum(1))),
+};
+
+export { z };

@@ -1,0 +1,2 @@
+// PLACEHOLDER: replaced by the testing-kit work (issue 5).
+export {};

@@ -1,0 +1,52 @@
+/**
+ * HMAC-SHA256 over the raw body bytes, keyed with the whole secret string (`whsec_…` included), as
+ * lowercase hex (API.md "Webhooks"). Web Crypto only: this runs on Node, Bun, Deno and edge runtimes.
+ */
+
+/** A webhook body as received: text or raw bytes (a Node `Buffer` is a `Uint8Array`). */
+export type RawPayload = string | Uint8Array | ArrayBuffer;
+
+const encoder = new TextEncoder();
+const keyCache = new Map<string, Promise<CryptoKey>>();
+const KEY_CACHE_MAX = 32;
+
+/** The payload as bytes, without copying when it already is bytes. */
+export function payloadBytes(payload: RawPayload): Uint8Array {
+  if (typeof payload === 'string') return encoder.encode(payload);
+  if (payload instanceof Uint8Array) return payload;
+  return new Uint8Array(payload);
+}
+
+/** The HMAC key for a secret, imported once and reused (importKey dominates the cost of small bodies). */
+export function hmacKey(secret: string): Promise<CryptoKey> {
+  let key = keyCache.get(secret);
+  if (!key) {
+    if (keyCache.size >= KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value as string);
+    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+    keyCache.set(secret, key);
+  }
+  return key;
+}
+
+/** Raw HMAC-SHA256 bytes of `payload` under `secret`. */
+export async function hmacSha256(payload: RawPayload, secret: string): Promise<Uint8Array> {
+  const mac = await crypto.subtle.sign('HMAC', await hmacKey(secret), payloadBytes(payload) as Uint8Array<ArrayBuffer>);
+  return new Uint8Array(mac);
+}
+
+const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+
+/** Lowercase hex of bytes. */
+export function toHex(bytes: Uint8Array): string {
+  let out = '';
+  for (const byte of bytes) out += HEX[byte];
+  return out;
+}
+
+/**
+ * The `X-Service-Signature` the service would send for `payload`: lowercase hex HMAC-SHA256 of the
+ * raw body, keyed with the whole secret. For tests: sign a body, then POST it to your handler.
+ */
+export async function signWebhookPayload(payload: RawPayload, secret: string): Promise<string> {
+  return toHex(await hmacSha256(payload, secret));
+}

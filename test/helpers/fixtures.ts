@@ -1,0 +1,61 @@
+/** Realistic bodies, shaped as service-api.md §2 shows them. Override any field per test. */
+import type { CheckoutSession, Payment } from '../../src/index.js';
+
+export const API_KEY = 'sk_test_51FixtureKeyThatMustNeverLeak';
+export const LIVE_KEY = 'sk_live_51FixtureKeyThatMustNeverLeak';
+export const BASE = 'http://127.0.0.1:9/';
+export const API = 'http://127.0.0.1:9/api/v1';
+
+export function payment(overrides: Partial<Payment> = {}): Payment {
+  return {
+    uuid: '9b2f8a1e-3c4d-4e5f-8a9b-0c1d2e3f4a5b',
+    checkout_session: null,
+    gross_amount: 5000,
+    psp_fee_amount: 75,
+    platform_fee_amount: 25,
+    net_amount_to_merchant: 4900,
+    currency: 'XOF',
+    payment_method: 'mobile_money',
+    mobile_money_country: 'SEN',
+    mobile_money_provider: 'orange',
+    psp_reference: '1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9',
+    status: 'pending',
+    failure_reason: null,
+    created_at: '2026-11-20T10:15:00+00:00',
+    ...overrides,
+  };
+}
+
+export function checkoutSession(overrides: Partial<CheckoutSession> = {}): CheckoutSession {
+  return {
+    reference: '01JD3Z8Q4X5Y6Z7A8B9C0D1E2F',
+    amount: 5000,
+    currency: 'XOF',
+    description: 'Order #1042',
+    payer_name: null,
+    payer_email: null,
+    payer_phone: null,
+    success_url: 'https://shop.example/success',
+    cancel_url: 'https://shop.example/cancel',
+    status: 'created',
+    metadata: { order_id: '1042' },
+    checkout_url: 'https://checkout.example/c/01JD3Z8Q4X5Y6Z7A8B9C0D1E2F',
+    expires_at: '2026-11-20T11:15:00+00:00',
+    created_at: '2026-11-20T10:15:00+00:00',
+    ...overrides,
+  };
+}
+
+/** A list envelope with absolute links, as Laravel writes them (service-api.md §2.7). */
+export function envelope<T>(data: T[], opts: { page?: number; lastPage?: number; perPage?: number; total?: number; origin?: string; path?: string } = {}) {
+  const page = opts.page ?? 1;
+  const lastPage = opts.lastPage ?? 1;
+  const origin = opts.origin ?? 'http://127.0.0.1:9';
+  const path = opts.path ?? '/api/v1/payments';
+  const link = (p: number) => `${origin}${path}?page=${p}`;
+  return {
+    data,
+    links: { first: link(1), last: link(lastPage), prev: page > 1 ? link(page - 1) : null, next: page < lastPage ? link(page + 1) : null },
+    meta: { current_page: page, last_page: lastPage, per_page: opts.perPage ?? 20, total: opts.total ?? data.length },
+  };
+}
