@@ -1,0 +1,164 @@
+/**
+ * Bundle budgets (issue 6, API.md "Package"): what a merchant's bundler ships for one import, measured
+ * on the BUILT package (dist/, resolved through package.json `exports`, as a merchant resolves it),
+ * minified by esbuild with every dependency included (ky, zod/mini), then gzipped.
+ *
+ *   npm run size        (builds first, then runs this file on the pinned Node 24)
+ *
+ * Exits non-zero when a budget is exceeded, when the webhooks entry pulls in ky, or when a bundle
+ * fails to build. 1 KB = 1000 bytes here (the stricter reading of "KB").
+ */
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import * as esbuild from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Strings that survive minification and exist only in ky's source (utils/body.js and core/Ky.js of
+ * ky 2). They are asserted PRESENT in the client bundle, so the "no ky in webhooks" check is known
+ * to be able to fail; if a ky upgrade drops them, this script says so instead of passing silently.
+ */
+const KY_MARKERS = ['unsupported BodyInit type', 'timedOutResponseData'];
+
+interface Case {
+  /** Row label. */
+  label: string;
+  /** The merchant's import, as an ES module re-export (so tree-shaking keeps exactly that). */
+  code: string;
+  /** Budget in bytes of gzip, or null to report only. */
+  budget: number | null;
+  platform: 'browser' | 'node';
+  /** Dependencies left out of the bundle (optional peers the merchant already has). */
+  external?: string[];
+  /** true: ky must be absent; false: ky must be present (proves the markers still work); undefined: not checked. */
+  kyAbsent?: boolean;
+  note?: string;
+}
+
+const cases: Case[] = [
+  {
+    label: "{ PaymentsClient } from 'payments-sdk'",
+    code: "export { PaymentsClient } from 'payments-sdk';",
+    budget: 25_000,
+    platform: 'browser',
+    kyAbsent: false,
+  },
+  {
+    label: "{ verifyWebhook } from 'payments-sdk/webhooks'",
+    code: "export { verifyWebhook } from 'payments-sdk/webhooks';",
+    budget: 10_000,
+    platform: 'browser',
+    kyAbsent: true,
+  },
+  {
+    // The testing kit runs in the merchant's test process (Node), may use `node:` modules, and msw is
+    // an optional peer the merchant installs themselves: reported, not budgeted.
+    label: "* from 'payments-sdk/testing'",
+    code: "export * from 'payments-sdk/testing';",
+    budget: null,
+    platform: 'node',
+    external: ['msw', 'msw/*'],
+    note: 'platform node, msw external',
+  },
+];
+
+interface Row {
+  label: string;
+  minified: number;
+  gzip: number;
+  budget: number | null;
+  ok: boolean;
+  notes: string[];
+}
+
+/** Bytes per input file in the output, largest first: what to look at when a budget is blown. */
+function topInputs(metafile: esbuild.Metafile, count: number): string[] {
+  const output = Object.values(metafile.outputs)[0];
+  if (!output) return [];
+  const byPackage = new Map<string, number>();
+  for (const [path, { bytesInOutput }] of Object.entries(output.inputs)) {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+    const key = match ? match[1] : path;
+    byPackage.set(key as string, (byPackage.get(key as string) ?? 0) + bytesInOutput);
+  }
+  return [...byPackage.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, count)
+    .map(([path, bytes]) => `${path} ${(bytes / 1000).toFixed(1)} KB min`);
+}
+
+async function measure(c: Case): Promise<Row> {
+  const result = await esbuild.build({
+    // resolveDir is the package root: esbuild resolves the package's own name through its
+    // `exports` (self-reference), so these bundles read dist/, exactly as an installed copy would.
+    stdin: { contents: c.code, resolveDir: root, loader: 'js', sourcefile: 'merchant-entry.js' },
+    // An empty tsconfig: the repo's tsconfig maps `payments-sdk` to src/ (for tests), which must not
+    // apply here.
+    tsconfigRaw: {},
+    bundle: true,
+    minify: true,
+    treeShaking: true,
+    format: 'esm',
+    platform: c.platform,
+    target: 'es2022',
+    external: c.external ?? [],
+    write: false,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const text = result.outputFiles[0]?.text ?? '';
+  const minified = Buffer.byteLength(text);
+  const gzip = gzipSync(text, { level: 9 }).length;
+  const notes: string[] = c.note ? [c.note] : [];
+  let ok = c.budget === null || gzip <= c.budget;
+
+  const inputs = Object.keys(result.metafile.inputs);
+  const kyInputs = inputs.filter((path) => path.includes('node_modules/ky/'));
+  const fromSrc = inputs.filter((path) => path.startsWith('src/'));
+  if (fromSrc.length > 0) {
+    ok = false;
+    notes.push(`measured src/ instead of dist/ (${fromSrc[0]}): check the resolution`);
+  }
+  const markersFound = KY_MARKERS.filter((marker) => text.includes(marker));
+  if (c.kyAbsent === true && (kyInputs.length > 0 || markersFound.length > 0)) {
+    ok = false;
+    notes.push(`pulls in ky (${kyInputs.length} ky files; markers: ${markersFound.join(', ') || 'none'})`);
+  } else if (c.kyAbsent === true) {
+    notes.push('no ky code (0 ky files, 0 markers)');
+  }
+  if (c.kyAbsent === false && markersFound.length !== KY_MARKERS.length) {
+    ok = false;
+    notes.push(`ky markers missing from the client bundle (${KY_MARKERS.join(', ')}): update KY_MARKERS`);
+  }
+  if (c.budget !== null && gzip > c.budget) {
+    notes.push(`OVER BUDGET by ${gzip - c.budget} B; largest inputs: ${topInputs(result.metafile, 6).join('; ')}`);
+  }
+  return { label: c.label, minified, gzip, budget: c.budget, ok, notes };
+}
+
+const kb = (bytes: number) => `${(bytes / 1000).toFixed(2)} KB`;
+
+const rows: Row[] = [];
+for (const c of cases) {
+  try {
+    rows.push(await measure(c));
+  } catch (error) {
+    rows.push({ label: c.label, minified: 0, gzip: 0, budget: c.budget, ok: false, notes: [`bundle failed: ${String(error)}`] });
+  }
+}
+
+const header = ['import', 'minified', 'gzip', 'budget (gzip)', 'result'];
+const table = rows.map((r) => [r.label, kb(r.minified), kb(r.gzip), r.budget === null ? '—' : kb(r.budget), r.ok ? 'ok' : 'FAIL']);
+const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => (row[i] ?? '').length)));
+const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`;
+console.log('Bundle sizes of the built package (esbuild --minify, dependencies included, gzip -9):\n');
+console.log(line(header));
+console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+for (const row of table) console.log(line(row));
+for (const r of rows) for (const note of r.notes) console.log(`  ${r.label}: ${note}`);
+
+if (rows.some((r) => !r.ok)) {
+  console.error('\nsize check failed');
+  process.exit(1);
+}
