@@ -30,6 +30,19 @@ export interface RetryBackoff {
   maxMs?: number;
 }
 
+/**
+ * Delay before retry number `attempt` (1-based) when the service gave no `Retry-After`:
+ * exponential (`initialMs * 2^(attempt-1)`, capped at `maxMs`), then jittered down to 50–100 % of
+ * that, so that many clients failing together do not retry in lockstep. `random` is injectable for
+ * tests; it must return a number in [0, 1).
+ */
+export function backoffDelay(attempt: number, backoff: RetryBackoff = {}, random: () => number = Math.random): number {
+  const initialMs = backoff.initialMs ?? 500;
+  const maxMs = backoff.maxMs ?? 8_000;
+  const base = Math.min(maxMs, initialMs * 2 ** Math.max(0, attempt - 1));
+  return base * (0.5 + random() / 2);
+}
+
 /** Settings fixed when the client is built. */
 export interface TransportConfig {
   fetch?: typeof fetch;
@@ -94,8 +107,7 @@ function bufferingFetch(inner: typeof fetch): typeof fetch {
 
 /** Builds the ky instance shared by every call of a client. */
 export function createTransport(config: TransportConfig) {
-  const initialMs = config.backoff?.initialMs ?? 500;
-  const maxMs = config.backoff?.maxMs ?? 8_000;
+  const backoff = config.backoff ?? {};
   const logger = config.logger;
   // Resolved per call, not captured: tests and merchants may swap globalThis.fetch after construction.
   const fetchImpl: typeof fetch = config.fetch ?? ((input, init) => globalThis.fetch(input, init));
@@ -109,8 +121,9 @@ export function createTransport(config: TransportConfig) {
       // Honour Retry-After on every retried status, not only ky's default 413/429/503.
       afterStatusCodes: [...RETRY_STATUSES],
       maxRetryAfter: MAX_RETRY_AFTER_MS,
-      delay: (attempt) => Math.min(maxMs, initialMs * 2 ** (attempt - 1)),
-      jitter: (delay) => delay * (0.5 + Math.random() / 2),
+      // The whole backoff (exponential + jitter) is ours; ky's own jitter stays off. A Retry-After
+      // bypasses this function: ky waits exactly what the service asked, up to maxRetryAfter.
+      delay: (attempt) => backoffDelay(attempt, backoff),
       retryOnTimeout: true,
       // A cut or garbled 2xx body is retried like a reset; ky leaves every other error to its defaults.
       shouldRetry: ({ error }) => (error instanceof MalformedBodyError ? true : undefined),

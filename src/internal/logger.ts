@@ -1,3 +1,5 @@
+import { PaymentsError } from '../core/errors.js';
+
 /** Log levels, from the quietest. `'off'` (the default) logs nothing. */
 export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
 
@@ -13,8 +15,10 @@ const rank: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, deb
 
 /** A logger that drops everything below `level`. Returns `undefined` for `'off'` so callers skip work. */
 export function levelledLogger(logger: Logger | undefined, level: LogLevel | undefined): Logger | undefined {
-  const threshold = rank[level ?? 'off'];
-  if (threshold === undefined) throw new TypeError(`logLevel must be one of ${Object.keys(rank).join(', ')}`);
+  const name = level ?? 'off';
+  const threshold = Object.hasOwn(rank, name) ? rank[name] : undefined;
+  // A bad option is a PaymentsError like every other bad client option (API.md "Errors").
+  if (threshold === undefined) throw new PaymentsError(`logLevel must be one of ${Object.keys(rank).join(', ')}, got ${JSON.stringify(level)}.`);
   if (threshold === 0) return undefined;
   const target = logger ?? console;
   const noop = () => {};

@@ -1,0 +1,262 @@
+/**
+ * Client construction (API.md "Client"): base URL normalisation, env defaults, the missing-key
+ * error, `client.mode`, option checks and the browser guard.
+ */
+import { HttpResponse, http } from 'msw';
+import { PaymentsClient, PaymentsError } from 'payments-sdk';
+import { afterEach, describe, expect, it } from 'vitest';
+import { API_KEY, LIVE_KEY, payment } from '../helpers/fixtures.js';
+import { useMswServer } from '../helpers/msw.js';
+import { API_URL, ORIGIN, withEnv } from './support.js';
+
+const server = useMswServer();
+
+// Every test here starts from an environment without the SDK's variables, and gets it back after.
+let restore: () => void = () => {};
+function env(vars: Record<string, string | undefined>) {
+  restore = withEnv({ PAYMENTS_API_KEY: undefined, PAYMENTS_BASE_URL: undefined, PAYMENTS_WEBHOOK_SECRET: undefined, ...vars });
+}
+afterEach(() => restore());
+
+describe('base URL', () => {
+  it.each([
+    ['http://127.0.0.1:4010', 'http://127.0.0.1:4010'],
+    ['http://127.0.0.1:4010/', 'http://127.0.0.1:4010'],
+    ['http://127.0.0.1:4010/api/v1', 'http://127.0.0.1:4010'],
+    ['http://127.0.0.1:4010/api/v1/', 'http://127.0.0.1:4010'],
+    ['http://127.0.0.1:4010//', 'http://127.0.0.1:4010'],
+    ['  http://127.0.0.1:4010/  ', 'http://127.0.0.1:4010'],
+    ['http://127.0.0.1:4010/pay', 'http://127.0.0.1:4010/pay'],
+    ['http://127.0.0.1:4010/pay/', 'http://127.0.0.1:4010/pay'],
+    ['http://127.0.0.1:4010/pay/api/v1', 'http://127.0.0.1:4010/pay'],
+    ['http://127.0.0.1:4010/pay/api/v1/', 'http://127.0.0.1:4010/pay'],
+    ['https://localhost', 'https://localhost'],
+  ])('%j is normalised to %j', (given, expected) => {
+    env({});
+    expect(new PaymentsClient({ apiKey: API_KEY, baseUrl: given }).baseUrl).toBe(expected);
+  });
+
+  it.each([
+    ['http://127.0.0.1:4010/api/v1/'],
+    ['http://127.0.0.1:4010'],
+    ['http://127.0.0.1:4010/'],
+  ])('requests from %j go to <root>/api/v1/<path>, never /api/v1/api/v1', async (baseUrl) => {
+    env({});
+    const seen: string[] = [];
+    server.use(
+      http.get(`${API_URL}/payments/:uuid`, ({ request }) => {
+        seen.push(request.url);
+        return HttpResponse.json({ data: payment() });
+      }),
+    );
+    await new PaymentsClient({ apiKey: API_KEY, baseUrl }).payments.retrieve('p-1');
+    expect(seen).toEqual([`${API_URL}/payments/p-1`]);
+  });
+
+  it('keeps a path prefix before /api/v1 (a service behind a reverse-proxy path)', async () => {
+    env({});
+    const seen: string[] = [];
+    server.use(
+      http.get(`${ORIGIN}/pay/api/v1/payments/:uuid`, ({ request }) => {
+        seen.push(request.url);
+        return HttpResponse.json({ data: payment() });
+      }),
+    );
+    await new PaymentsClient({ apiKey: API_KEY, baseUrl: `${ORIGIN}/pay/api/v1/` }).payments.retrieve('p-1');
+    expect(seen).toEqual([`${ORIGIN}/pay/api/v1/payments/p-1`]);
+  });
+
+  it.each([['ftp://127.0.0.1/'], ['file:///etc/passwd'], ['127.0.0.1:4010'], ['not a url'], ['/api/v1']])(
+    'refuses %j with a PaymentsError naming http(s)',
+    (baseUrl) => {
+      env({});
+      expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl })).toThrowError(PaymentsError);
+      expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl })).toThrowError(/http/);
+    },
+  );
+
+  it('throws a PaymentsError naming PAYMENTS_BASE_URL when no base URL is given nor set', () => {
+    env({});
+    expect(() => new PaymentsClient({ apiKey: API_KEY })).toThrowError(PaymentsError);
+    expect(() => new PaymentsClient({ apiKey: API_KEY })).toThrowError(/PAYMENTS_BASE_URL/);
+    expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl: '   ' })).toThrowError(PaymentsError);
+  });
+});
+
+describe('environment defaults', () => {
+  it('reads PAYMENTS_API_KEY and PAYMENTS_BASE_URL when no option is given', async () => {
+    env({ PAYMENTS_API_KEY: LIVE_KEY, PAYMENTS_BASE_URL: `${ORIGIN}/api/v1/` });
+    const auth: (string | null)[] = [];
+    server.use(
+      http.get(`${API_URL}/payments/:uuid`, ({ request }) => {
+        auth.push(request.headers.get('authorization'));
+        return HttpResponse.json({ data: payment() });
+      }),
+    );
+    const client = new PaymentsClient();
+    expect(client.baseUrl).toBe(ORIGIN);
+    expect(client.mode).toBe('live');
+    await client.payments.retrieve('p-1');
+    expect(auth).toEqual([`Bearer ${LIVE_KEY}`]);
+  });
+
+  it('prefers the options over the environment', async () => {
+    env({ PAYMENTS_API_KEY: LIVE_KEY, PAYMENTS_BASE_URL: 'http://127.0.0.1:4999' });
+    const auth: (string | null)[] = [];
+    server.use(
+      http.get(`${API_URL}/payments/:uuid`, ({ request }) => {
+        auth.push(request.headers.get('authorization'));
+        return HttpResponse.json({ data: payment() });
+      }),
+    );
+    const client = new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN });
+    expect(client.baseUrl).toBe(ORIGIN);
+    expect(client.mode).toBe('sandbox');
+    await client.payments.retrieve('p-1');
+    expect(auth).toEqual([`Bearer ${API_KEY}`]);
+  });
+
+  it('treats an empty PAYMENTS_API_KEY as missing', () => {
+    env({ PAYMENTS_API_KEY: '', PAYMENTS_BASE_URL: ORIGIN });
+    expect(() => new PaymentsClient()).toThrowError(/PAYMENTS_API_KEY/);
+  });
+
+  it('reads PAYMENTS_WEBHOOK_SECRET when no webhookSecret is given', async () => {
+    // Without a secret, client.webhooks.verify refuses at once, naming the variable.
+    env({ PAYMENTS_API_KEY: API_KEY, PAYMENTS_BASE_URL: ORIGIN });
+    const withoutSecret = new PaymentsClient();
+    await expect(withoutSecret.webhooks.verify({ payload: '{}', signature: 'ab' })).rejects.toThrowError(/PAYMENTS_WEBHOOK_SECRET/);
+    // With it, the call gets past that check (whatever verification then says about this payload).
+    restore();
+    env({ PAYMENTS_API_KEY: API_KEY, PAYMENTS_BASE_URL: ORIGIN, PAYMENTS_WEBHOOK_SECRET: 'whsec_from_env' });
+    const withSecret = new PaymentsClient();
+    const outcome = await withSecret.webhooks.verify({ payload: '{}', signature: 'ab' }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(String((outcome as Error | undefined)?.message)).not.toMatch(/No webhook secret/);
+  });
+});
+
+describe('API key', () => {
+  it('throws a PaymentsError at construction when no key is given nor set, and sends nothing', () => {
+    env({ PAYMENTS_BASE_URL: ORIGIN });
+    let error: unknown;
+    try {
+      new PaymentsClient();
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(PaymentsError);
+    expect((error as Error).message).toMatch(/PAYMENTS_API_KEY/);
+    expect(() => new PaymentsClient({ apiKey: '' })).toThrowError(PaymentsError);
+    expect(() => new PaymentsClient({ apiKey: '   ' })).toThrowError(PaymentsError);
+  });
+
+  it('refuses a key with surrounding whitespace (a newline from a secret file) without printing it', () => {
+    env({ PAYMENTS_BASE_URL: ORIGIN });
+    let message = '';
+    try {
+      new PaymentsClient({ apiKey: `${API_KEY}\n` });
+    } catch (e) {
+      message = (e as Error).message;
+    }
+    expect(message).toMatch(/whitespace/);
+    expect(message).not.toContain(API_KEY);
+  });
+});
+
+describe('client.mode', () => {
+  it.each([
+    ['sk_live_51abc', 'live'],
+    ['pk_live_xyz', 'live'],
+    ['LIVE-KEY-123', 'live'],
+    ['sk_test_51abc', 'sandbox'],
+    ['sk_sandbox_51abc', 'sandbox'],
+    ['sandbox-key', 'sandbox'],
+    ['TEST_abc', 'sandbox'],
+    ['3f9a0c1b2d4e5f60', 'unknown'],
+    ['sk_abc_123', 'unknown'],
+  ])('%j → %s', (apiKey, mode) => {
+    env({});
+    expect(new PaymentsClient({ apiKey, baseUrl: ORIGIN }).mode).toBe(mode);
+  });
+});
+
+describe('options', () => {
+  it('defaults to a 30 s timeout per attempt and 2 retries', () => {
+    env({});
+    const client = new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN });
+    expect(client.timeout).toBe(30_000);
+    expect(client.maxRetries).toBe(2);
+  });
+
+  it.each([
+    [{ timeout: 0 }, /timeout/],
+    [{ timeout: -5 }, /timeout/],
+    [{ timeout: Number.NaN }, /timeout/],
+    [{ timeout: 3_000_000_000 }, /timeout/],
+    [{ maxRetries: -1 }, /maxRetries/],
+    [{ maxRetries: 1.5 }, /maxRetries/],
+    [{ maxRetries: 11 }, /maxRetries/],
+    [{ logLevel: 'verbose' as never }, /logLevel/],
+    [{ logLevel: 'toString' as never }, /logLevel/],
+  ])('refuses %o with a PaymentsError naming the option', (bad, name) => {
+    env({});
+    expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN, ...bad })).toThrowError(PaymentsError);
+    expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN, ...bad })).toThrowError(name);
+  });
+
+  it('refuses a bad per-request timeout or maxRetries before sending anything', async () => {
+    env({});
+    // No handler: a request that left would fail as unhandled, not with these messages.
+    const client = new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN });
+    await expect(client.payments.retrieve('p-1', { timeout: 0 })).rejects.toThrowError(/options\.timeout/);
+    await expect(client.payments.retrieve('p-1', { maxRetries: -1 })).rejects.toThrowError(/options\.maxRetries/);
+  });
+});
+
+describe('browser guard', () => {
+  const g = globalThis as Record<string, unknown>;
+  function browserLike() {
+    const had = { window: Object.hasOwn(g, 'window'), document: Object.hasOwn(g, 'document') };
+    g.window = globalThis;
+    g.document = { createElement() {} };
+    return () => {
+      if (!had.window) delete g.window;
+      if (!had.document) delete g.document;
+    };
+  }
+
+  it('throws at construction in a browser-like global (window === globalThis with a document)', () => {
+    env({});
+    const undo = browserLike();
+    try {
+      expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN })).toThrowError(PaymentsError);
+      expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN })).toThrowError(/dangerouslyAllowBrowser/);
+    } finally {
+      undo();
+    }
+  });
+
+  it('allows it with dangerouslyAllowBrowser: true', () => {
+    env({});
+    const undo = browserLike();
+    try {
+      expect(new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN, dangerouslyAllowBrowser: true }).baseUrl).toBe(ORIGIN);
+    } finally {
+      undo();
+    }
+  });
+
+  it('does not mistake a server runtime that defines window without a document for a browser', () => {
+    env({});
+    const had = Object.hasOwn(g, 'window');
+    g.window = globalThis;
+    try {
+      expect(new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN }).baseUrl).toBe(ORIGIN);
+    } finally {
+      if (!had) delete g.window;
+    }
+  });
+});
