@@ -17,14 +17,22 @@ export function currencyExponent(currency: string): number {
   return EXPONENTS[code] ?? 2;
 }
 
-/** Major units → minor units: `toMinorUnits(12.5, 'GHS')` is `1250`; `toMinorUnits(5000, 'XOF')` is `5000`. Refuses sub-minor precision. */
+/**
+ * Major units → minor units: `toMinorUnits(12.5, 'GHS')` is `1250`; `toMinorUnits(5000, 'XOF')` is `5000`.
+ * Refuses an amount with more decimals than the currency has (`toMinorUnits(10.5, 'XOF')`): this is
+ * money, it is never rounded (float noise such as `0.1 + 0.2` is not an extra decimal and is accepted).
+ */
 export function toMinorUnits(major: number, currency: string): number {
   const exponent = currencyExponent(currency);
   if (typeof major !== 'number' || !Number.isFinite(major)) throw new PaymentsError(`toMinorUnits: amount must be a finite number, got ${String(major)}.`);
   const scaled = major * 10 ** exponent;
-  const minor = Math.round(scaled);
-  // Float noise (19.99 * 100 = 1998.9999…) is rounded away; a real extra decimal is refused, never rounded: this is money.
-  if (Math.abs(scaled - minor) > 1e-6 * Math.max(1, Math.abs(scaled))) {
+  const minor = Math.round(scaled) || 0;
+  // Float noise (19.99 × 100 = 1998.9999…, or 0.1 + 0.2 = 0.30000000000000004) is a few units in
+  // the last place and is rounded away; a real extra decimal is at least 0.1 of a minor unit for a
+  // one-digit excess and is refused, never rounded: this is money. The tolerance is relative
+  // (2^-44, a few hundred ulps, for sums of many floats) so it stays far below 0.1 for any realistic
+  // amount (≈ 6e-4 minor units at 10^10); a fixed relative 1e-6 let 10000.004 GHS through.
+  if (Math.abs(scaled - minor) > Math.max(1, Math.abs(scaled)) * 2 ** -44) {
     throw new PaymentsError(`toMinorUnits: ${major} ${currency} has more decimals than ${currency} allows (${exponent}).`);
   }
   if (!Number.isSafeInteger(minor)) throw new PaymentsError(`toMinorUnits: ${major} ${currency} is too large.`);

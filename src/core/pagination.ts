@@ -40,6 +40,9 @@ export class Page<T> {
     if (!this.hasNextPage() || next == null) {
       return new APIPromise(Promise.reject(new PaymentsError('This is the last page: links.next is null. Check hasNextPage() first.')));
     }
+    if (!parseLink(next)) {
+      return new APIPromise(Promise.reject(new PaymentsError(`links.next is not a URL (${JSON.stringify(next)}): the service sent a malformed page link.`)));
+    }
     return new APIPromise(this.#fetchPage(next));
   }
 
@@ -70,10 +73,12 @@ export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable
     yield page;
     while (page.hasNextPage()) {
       const next = page.links.next as string;
-      if (visited.has(next)) {
+      const key = requestKey(next);
+      if (visited.has(key)) {
         throw new PaymentsError(`Pagination stopped: links.next (${next}) was already visited in this walk; the service is returning a loop.`);
       }
-      visited.add(next);
+      visited.add(key);
+      // Only the current page is held: the previous one is dropped here, so memory stays flat.
       page = await page.getNextPage();
       yield page;
     }
@@ -99,5 +104,24 @@ export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable
       }
     }
     return out;
+  }
+}
+
+/**
+ * What a `links.next` is remembered by in a walk: its path and query, the part the client follows.
+ * `http://a/api/v1/payments?page=2` and `https://b/api/v1/payments?page=2` are the same request,
+ * since the origin is never used (API.md "Pagination").
+ */
+function requestKey(link: string): string {
+  const url = parseLink(link);
+  return url ? `${url.pathname}${url.search}` : link;
+}
+
+// `new URL` in a try rather than `URL.parse`/`URL.canParse`, which some edge runtimes lack.
+function parseLink(link: string): URL | undefined {
+  try {
+    return new URL(link, 'http://link.invalid');
+  } catch {
+    return undefined;
   }
 }

@@ -1,6 +1,6 @@
 import type { APIPromise } from '../core/api-promise.js';
 import type { PaymentsClient, RequestOptions } from '../core/client.js';
-import { APITimeoutError } from '../core/errors.js';
+import { APITimeoutError, APIUserAbortError, InvalidParamsError, type ValidationIssue } from '../core/errors.js';
 import type { PagePromise } from '../core/pagination.js';
 import { sleep } from '../internal/sleep.js';
 import {
@@ -16,7 +16,7 @@ import {
 export interface WaitForCompletionOptions {
   /** Give up after this many milliseconds with {@link APITimeoutError}. Default 300 000 (5 minutes). */
   timeout?: number;
-  /** First wait between polls, growing ×1.5 up to 15 s. Default 2 000. */
+  /** First wait between polls in milliseconds, growing ×1.5 up to 15 s. Default 2 000. */
   interval?: number;
   /** Stops waiting (with `APIUserAbortError`). */
   signal?: AbortSignal;
@@ -24,6 +24,9 @@ export interface WaitForCompletionOptions {
 
 // A mobile-money payment stays pending until the customer confirms on their phone (service-api.md §3.1).
 const UNSETTLED = new Set(['pending', 'processing']);
+const MAX_INTERVAL_MS = 15_000;
+// setTimeout fires at once for any delay above 2^31 - 1 ms.
+const MAX_TIMER_MS = 2_147_483_647;
 
 /** Direct mobile-money charges and payment reads (service-api.md §4.1–§4.3). */
 export class Payments {
@@ -54,24 +57,50 @@ export class Payments {
   }
 
   /**
-   * Polls `GET /api/v1/payments/{uuid}` with a growing interval until the status is neither
-   * `pending` nor `processing`, and returns the payment. Throws {@link APITimeoutError} at the deadline.
-   * Prefer webhooks in production; this suits scripts and tests.
+   * Polls `GET /api/v1/payments/{uuid}` until the status is neither `pending` nor `processing`, and
+   * returns the payment. The wait between polls starts at `interval` and grows ×1.5 up to 15 s.
+   * Throws {@link APITimeoutError} when `timeout` runs out (an unanswered poll is cut off then too),
+   * and `APIUserAbortError` when `signal` aborts. Prefer webhooks in production; this suits scripts and tests.
    */
   async waitForCompletion(uuid: string, options: WaitForCompletionOptions = {}): Promise<Payment> {
     const timeout = options.timeout ?? 300_000;
     let interval = options.interval ?? 2_000;
-    const deadline = Date.now() + timeout;
-    for (;;) {
-      const remaining = deadline - Date.now();
-      const payment = await this.retrieve(uuid, { signal: options.signal, timeout: Math.max(1, Math.min(this.#client.timeout, remaining)) });
-      if (!UNSETTLED.has(payment.status)) return payment;
-      const left = deadline - Date.now();
-      if (left <= 0) {
-        throw new APITimeoutError(`Payment ${uuid} is still ${payment.status} after ${timeout} ms: the customer has not confirmed yet.`);
+    const bad: ValidationIssue[] = [];
+    // An interval of 0 would never grow (0 × 1.5): a busy loop of requests until the deadline.
+    if (typeof interval !== 'number' || !Number.isFinite(interval) || interval <= 0) bad.push({ path: ['interval'], message: `must be a number of milliseconds > 0, got ${String(interval)}` });
+    if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_TIMER_MS) bad.push({ path: ['timeout'], message: `must be a number of milliseconds between 1 and ${MAX_TIMER_MS}, got ${String(timeout)}` });
+    if (bad.length > 0) throw new InvalidParamsError(bad, 'waitForCompletion options');
+
+    // The deadline aborts whatever is under way (a poll and its retries, or the wait between polls),
+    // so the whole call never outlives `timeout`. The caller's signal is forwarded to the same controller.
+    const controller = new AbortController();
+    const userSignal = options.signal;
+    const onUserAbort = () => controller.abort(userSignal?.reason);
+    if (userSignal?.aborted) onUserAbort();
+    else userSignal?.addEventListener('abort', onUserAbort, { once: true });
+    let deadlinePassed = false;
+    const timer = setTimeout(() => {
+      deadlinePassed = true;
+      controller.abort();
+    }, timeout);
+    let lastStatus: string | undefined;
+    try {
+      for (;;) {
+        const payment = await this.retrieve(uuid, { signal: controller.signal });
+        if (!UNSETTLED.has(payment.status)) return payment;
+        lastStatus = payment.status;
+        await sleep(interval, controller.signal);
+        interval = Math.min(interval * 1.5, MAX_INTERVAL_MS);
       }
-      await sleep(Math.min(interval, left), options.signal);
-      interval = Math.min(interval * 1.5, 15_000);
+    } catch (error) {
+      if (deadlinePassed && !userSignal?.aborted && error instanceof APIUserAbortError) {
+        const still = lastStatus ? `still ${lastStatus}` : 'not read once';
+        throw new APITimeoutError(`Payment ${uuid} is ${still} after ${timeout} ms: the customer has not confirmed yet.`);
+      }
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      userSignal?.removeEventListener('abort', onUserAbort);
     }
   }
 }

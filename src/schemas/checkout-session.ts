@@ -9,6 +9,7 @@ import {
   type OpenEnum,
   openEnum,
   positiveMinorUnits,
+  statusFilter,
   z,
 } from './shared.js';
 
@@ -113,6 +114,6 @@ export interface CheckoutSessionListParams extends ListParamsBase {
 
 /** Schema of {@link CheckoutSessionListParams}: strict. */
 export const CheckoutSessionListParamsSchema: z.ZodMiniType<CheckoutSessionListParams> = z.strictObject({
-  status: z.optional(z.string().check(z.minLength(1))),
+  status: z.optional(statusFilter('checkout sessions', 'cancelled', 'canceled')),
   ...listParamsShape,
 });

@@ -1,5 +1,4 @@
 import {
-  boundedString,
   currencyCode,
   type ListParamsBase,
   listParamsShape,
@@ -55,7 +54,9 @@ export interface PaymentLinkCreateParams {
 
 /** Schema of {@link PaymentLinkCreateParams}: known fields checked, other keys passed through. */
 export const PaymentLinkCreateParamsSchema: z.ZodMiniType<PaymentLinkCreateParams> = z.looseObject({
-  title: z.optional(boundedString(255)),
+  // No length limit of its own: service-api.md §8 gives none for links, and inventing one could
+  // refuse a title the service accepts.
+  title: z.optional(z.string().check(z.minLength(1))),
   currency: z.optional(currencyCode),
   amount: z.optional(positiveMinorUnits),
   minimum_amount: z.optional(positiveMinorUnits),

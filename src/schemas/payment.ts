@@ -11,6 +11,7 @@ import {
   openEnum,
   phoneNumber,
   positiveMinorUnits,
+  statusFilter,
 } from './shared.js';
 
 /** Known payment states (service-api.md §3.1). Note the spelling `canceled`, with one l. */
@@ -111,6 +112,6 @@ export interface PaymentListParams extends ListParamsBase {
 
 /** Schema of {@link PaymentListParams}: strict (the list is fully specified). */
 export const PaymentListParamsSchema: z.ZodMiniType<PaymentListParams> = z.strictObject({
-  status: z.optional(z.string().check(z.minLength(1))),
+  status: z.optional(statusFilter('payments', 'canceled', 'cancelled')),
   ...listParamsShape,
 });

@@ -38,8 +38,12 @@ export function boundedString(max: number) {
   return z.string().check(z.minLength(1), z.maxLength(max));
 }
 
-/** An http(s) URL of at most 2048 characters (service-api.md §8). */
-export const httpUrl = z.httpUrl().check(z.maxLength(2048));
+/**
+ * An http(s) URL of at most 2048 characters (service-api.md §8). Not `z.httpUrl()`: it demands a
+ * dotted domain name and so refuses `http://localhost:3000/thanks` or `http://127.0.0.1/cb`, the
+ * return URLs a merchant uses while developing.
+ */
+export const httpUrl = z.url({ protocol: /^https?$/ }).check(z.maxLength(2048));
 
 /** E-mail address. */
 export const email = z.email({ error: 'must be a valid e-mail address' });
@@ -98,10 +102,22 @@ export function listEnvelope<T>(item: z.ZodMiniType<T>): z.ZodMiniType<ListEnvel
 /** A calendar date for list filters: `'YYYY-MM-DD'` or a `Date` (sent as its UTC date). */
 export type DateFilter = string | Date;
 
-const dateFilter = z.union([
-  z.string().check(z.regex(/^\d{4}-\d{2}-\d{2}$/, { error: 'must be a "YYYY-MM-DD" date or a Date' })),
-  z.date(),
-]);
+/** `'2026-02-30'` has the right shape but is no date: the service would answer 422 after a round trip. */
+function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const parsed = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
+}
+
+// One check rather than a union of string and Date, so a wrong value gets one message that names
+// both accepted forms. A Date must be valid and in years 0–9999, where toISOString() starts with
+// its `YYYY-MM-DD` (the form it is sent in).
+const dateFilter = z.custom<DateFilter>(
+  (value) =>
+    (typeof value === 'string' && isCalendarDate(value)) ||
+    (value instanceof Date && !Number.isNaN(value.getTime()) && value.getUTCFullYear() >= 0 && value.getUTCFullYear() <= 9999),
+  { error: 'must be a "YYYY-MM-DD" date or a valid Date' },
+);
 
 /** Filters every list accepts (service-api.md §4.2, §4.5, §4.10). */
 export interface ListParamsBase {
@@ -119,8 +135,20 @@ export interface ListParamsBase {
 export const listParamsShape = {
   from: z.optional(dateFilter),
   to: z.optional(dateFilter),
-  per_page: z.optional(z.int().check(z.minimum(1), z.maximum(100, { error: 'must be between 1 and 100' }))),
+  per_page: z.optional(z.int().check(z.minimum(1, { error: 'must be between 1 and 100' }), z.maximum(100, { error: 'must be between 1 and 100' }))),
   page: z.optional(z.int().check(z.minimum(1))),
 };
+
+/**
+ * The `status` filter of a list. It stays open like the enum it filters (a state the service adds
+ * later can be filtered on before the SDK knows it), but the one spelling trap of the service is
+ * caught before sending: payments are `canceled`, checkout sessions `cancelled` (service-api.md §3).
+ */
+export function statusFilter(resource: string, right: string, wrong: string) {
+  return z.string().check(
+    z.minLength(1),
+    z.refine((value) => value !== wrong, { error: `must be "${right}" for ${resource} ("${wrong}" is not one of its states)` }),
+  );
+}
 
 export { z };
