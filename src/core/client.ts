@@ -176,6 +176,11 @@ export class PaymentsClient {
         if ((typeof id !== 'string' && typeof id !== 'number') || String(id).trim() === '') {
           throw new InvalidParamsError([{ path: ['id'], message: `must be a non-empty string, got ${id === '' ? '""' : typeof id}` }], `${spec.what} identifier`);
         }
+        // "." and ".." survive encodeURIComponent and the URL parser resolves them as path
+        // segments: retrieve('..') would read GET /api/v1/ instead of an object.
+        if (String(id) === '.' || String(id) === '..') {
+          throw new InvalidParamsError([{ path: ['id'], message: `must not be ${JSON.stringify(String(id))}` }], `${spec.what} identifier`);
+        }
         const { response, body } = await this.#get(`${pathPrefix}/${encodeURIComponent(String(id))}`, options);
         return { data: unwrapData(spec.result, body, spec.what), response, replayed: false };
       })(),
