@@ -19,7 +19,7 @@ import { type ListEnvelope, listEnvelope } from '../schemas/shared.js';
 import { VERSION } from '../version.js';
 import { APIPromise, type WithResponse } from './api-promise.js';
 import { InvalidParamsError, PaymentsError } from './errors.js';
-import { Page, PagePromise } from './pagination.js';
+import { keepFilters, Page, PagePromise } from './pagination.js';
 
 /** Options of `new PaymentsClient()`. */
 export interface ClientOptions {
@@ -207,15 +207,17 @@ export class PaymentsClient {
    */
   list<P extends object, T>(path: string, params: P | undefined, spec: { params: z.ZodMiniType<P>; item: z.ZodMiniType<T>; what: string }, options: RequestOptions = {}): PagePromise<T> {
     const envelopeSchema = listEnvelope(spec.item);
+    let filters = '';
     const fetchPage = async (pathAndQuery: string): Promise<WithResponse<Page<T>>> => {
       const { response, body } = await this.#get(pathAndQuery, options);
       const envelope = checkResponse(envelopeSchema, body, `${spec.what} page`) as ListEnvelope<T>;
-      return { data: new Page(envelope, (next) => fetchPage(pathOfLink(next))), response, replayed: false };
+      return { data: new Page(envelope, (next) => fetchPage(keepFilters(pathOfLink(next), filters))), response, replayed: false };
     };
     return new PagePromise(
       (async () => {
         const checked = checkParams(spec.params, params ?? {}, `${spec.what} list params`);
-        return fetchPage(`${path}${toQueryString(checked as Record<string, unknown>)}`);
+        filters = toQueryString(checked as Record<string, unknown>);
+        return fetchPage(`${path}${filters}`);
       })(),
     );
   }

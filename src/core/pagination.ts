@@ -125,3 +125,25 @@ function parseLink(link: string): URL | undefined {
     return undefined;
   }
 }
+
+/**
+ * The next page's path and query: `links.next`'s, plus every filter of the first request that the
+ * link left out. A Laravel paginator writes only `?page=N` in its links unless the service calls
+ * `withQueryString()`, and following such a link as it is would drop `status`, `from`, `per_page`…
+ * from page 2 on: a `for await` over succeeded payments would go on over all of them. What the
+ * link does carry wins, and `page` is never carried over (the link says which page comes next).
+ * @internal Used by the client's `list`.
+ */
+export function keepFilters(pathAndQuery: string, filters: string): string {
+  const at = pathAndQuery.indexOf('?');
+  const query = new URLSearchParams(at >= 0 ? pathAndQuery.slice(at + 1) : '');
+  let added = false;
+  for (const [key, value] of new URLSearchParams(filters)) {
+    if (key === 'page' || query.has(key)) continue;
+    query.append(key, value);
+    added = true;
+  }
+  // Unchanged when nothing is missing, so the link is followed byte for byte.
+  if (!added) return pathAndQuery;
+  return `${at >= 0 ? pathAndQuery.slice(0, at) : pathAndQuery}?${query.toString()}`;
+}
