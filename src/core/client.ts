@@ -7,7 +7,7 @@
 import { createTransport, type RetryBackoff, type Send } from '../internal/http.js';
 import { type Logger, type LogLevel, levelledLogger } from '../internal/logger.js';
 import { isBrowser, readEnv, runtimeName } from '../internal/runtime.js';
-import { checkParams, checkResponse } from '../internal/validation.js';
+import { checkData, checkParams, checkResponse } from '../internal/validation.js';
 import { CheckoutSessions } from '../resources/checkout-sessions.js';
 import { PaymentLinks } from '../resources/payment-links.js';
 import { Payments } from '../resources/payments.js';
@@ -156,7 +156,7 @@ export class PaymentsClient {
       headers.set('Idempotency-Key', idempotencyKey);
       const { response, body: received } = await this.#send({ method: 'POST', url: this.#url(path), headers, body, ...this.#attemptOptions(options) });
       // 201 is a creation; 200 is the replay of an earlier one with the same key (service-api.md §5.2).
-      return { data: unwrapData(spec.result, received, spec.what), response, idempotencyKey, replayed: response.status === 200 };
+      return { data: checkData(spec.result, received, `${spec.what} response`), response, idempotencyKey, replayed: response.status === 200 };
     };
     return new APIPromise(
       run().catch((error: unknown) => {
@@ -182,7 +182,7 @@ export class PaymentsClient {
           throw new InvalidParamsError([{ path: ['id'], message: `must not be ${JSON.stringify(String(id))}` }], `${spec.what} identifier`);
         }
         const { response, body } = await this.#get(`${pathPrefix}/${encodeURIComponent(String(id))}`, options);
-        return { data: unwrapData(spec.result, body, spec.what), response, replayed: false };
+        return { data: checkData(spec.result, body, `${spec.what} response`), response, replayed: false };
       })(),
     );
   }
@@ -256,14 +256,6 @@ export class PaymentsClient {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `PaymentsClient ${JSON.stringify(this.toJSON())}`;
   }
-}
-
-/** Unwraps `{ data: … }` (service-api.md §2.1) and validates what is inside. */
-function unwrapData<T>(schema: z.ZodMiniType<T>, body: unknown, what: string): T {
-  if (body === null || typeof body !== 'object' || !('data' in body)) {
-    return checkResponse(schema, undefined, `${what} response (expected an object with a "data" member)`);
-  }
-  return checkResponse(schema, (body as { data: unknown }).data, `${what} response`);
 }
 
 /**

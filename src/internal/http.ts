@@ -77,6 +77,9 @@ class MalformedBodyError extends Error {
 }
 
 const parsedBodies = new WeakMap<Response, unknown>();
+// The text of each non-2xx answer. ky parses error bodies only by content type and drops a body that
+// says JSON but is not (an HTML page from a proxy): the error keeps the text instead.
+const errorTexts = new WeakMap<Response, string>();
 
 /**
  * Wraps `fetch` so that each attempt reads the whole body before it counts as answered. A socket
@@ -94,6 +97,7 @@ function bufferingFetch(inner: typeof fetch): typeof fetch {
       statusText: received.statusText,
       headers: received.headers,
     });
+    if (!received.ok) errorTexts.set(response, text);
     if (received.ok && !noBody) {
       try {
         parsedBodies.set(response, JSON.parse(text));
@@ -169,7 +173,9 @@ export type Send = ReturnType<typeof createTransport>;
 export function toSDKError(error: unknown, req: Pick<TransportRequest, 'timeout' | 'signal' | 'method' | 'url'>): PaymentsError {
   if (error instanceof PaymentsError) return error;
   if (isHTTPError(error)) {
-    return makeAPIError({ status: error.response.status, body: reparse(error.data), headers: error.response.headers }) as APIError;
+    const text = errorTexts.get(error.response);
+    const body = text === undefined ? reparse(error.data) : text === '' ? undefined : reparse(text);
+    return makeAPIError({ status: error.response.status, body, headers: error.response.headers }) as APIError;
   }
   if (req.signal?.aborted) {
     return new APIUserAbortError(`${req.method} ${req.url} was aborted by the caller's signal.`, { cause: req.signal.reason });
@@ -188,7 +194,7 @@ export function toSDKError(error: unknown, req: Pick<TransportRequest, 'timeout'
   return new APIConnectionError(`Request ${req.method} ${req.url} failed: ${message}`, { cause: error });
 }
 
-/** ky parses error bodies only when they say JSON; a JSON body with another content type is parsed here. */
+/** An error body as JSON when it is JSON (whatever its content type says), else as text. */
 function reparse(data: unknown): unknown {
   if (typeof data !== 'string') return data;
   const trimmed = data.trim();

@@ -4,7 +4,7 @@
  * "missing" from "wrong type".
  */
 import type * as z from 'zod/mini';
-import { InvalidParamsError, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
+import { InvalidParamsError, isRecord, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
 
 type RawIssue = z.core.$ZodIssue;
 
@@ -20,6 +20,21 @@ export function checkResponse<T>(schema: z.ZodMiniType<T>, body: unknown, what =
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   throw new ResponseValidationError(toIssues(result.error.issues, body), body, what);
+}
+
+/**
+ * Unwraps and validates the `data` member of a `{ "data": … }` body (service-api.md §2.1). On a
+ * mismatch the error carries the whole body as received, and each issue's path starts at it
+ * (`data.amount`), so what the merchant logs is what the service sent.
+ */
+export function checkData<T>(schema: z.ZodMiniType<T>, body: unknown, what = 'response'): T {
+  if (!isRecord(body) || !('data' in body)) {
+    throw new ResponseValidationError([{ path: ['data'], message: 'is required: expected an object with a "data" member' }], body, what);
+  }
+  const result = schema.safeParse(body.data);
+  if (result.success) return result.data;
+  const issues = toIssues(result.error.issues, body.data).map((issue) => ({ path: ['data', ...issue.path], message: issue.message }));
+  throw new ResponseValidationError(issues, body, what);
 }
 
 /** Turns zod issues into SDK issues with English messages; unknown keys become one issue each. */
