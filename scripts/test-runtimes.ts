@@ -62,7 +62,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const problems: string[] = [];
   if (req.method !== 'POST' || req.url !== '/api/v1/checkout-sessions') problems.push(`unexpected ${req.method} ${req.url}`);
   const idempotencyKey = req.headers['idempotency-key'];
-  if (typeof idempotencyKey !== 'string' || !UUID_V4.test(idempotencyKey)) problems.push(`Idempotency-Key is not a UUID v4: ${String(idempotencyKey)}`);
+  if (typeof idempotencyKey !== 'string' || !UUID_V4.test(idempotencyKey))
+    problems.push(`Idempotency-Key is not a UUID v4: ${String(idempotencyKey)}`);
   if (!String(req.headers['content-type']).startsWith('application/json')) problems.push(`content-type ${req.headers['content-type']}`);
   let body: Record<string, unknown> = {};
   try {
@@ -111,7 +112,11 @@ const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 const consumer = mkdtempSync(join(tmpdir(), 'payments-sdk-runtimes-'));
 function prepareConsumer(): void {
   const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', consumer], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', consumer], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }),
   ) as Array<{ filename: string }>;
   const tarball = join(consumer, packed[0]?.filename ?? '');
   execFileSync('tar', ['-xzf', tarball, '-C', consumer]);
@@ -199,7 +204,11 @@ function runProcess(run: ProcessRun): Promise<Outcome> {
   return new Promise((resolve) => {
     let stdout = '';
     let stderr = '';
-    const child: ChildProcess = spawn(run.bin, run.args(JSON.stringify(config)), { cwd: consumer, env: quietEnv(), stdio: ['ignore', 'pipe', 'pipe'] });
+    const child: ChildProcess = spawn(run.bin, run.args(JSON.stringify(config)), {
+      cwd: consumer,
+      env: quietEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const timer = setTimeout(() => child.kill('SIGKILL'), RUN_TIMEOUT_MS);
     child.stdout?.on('data', (data: Buffer) => {
       stdout += data.toString();
@@ -264,11 +273,19 @@ async function runEdge(): Promise<Outcome> {
     });
     try {
       // The result object comes from the VM's realm: JSON makes it a plain host value.
-      const raw = await Promise.race([vm.evaluate<Promise<unknown>>(`__paymentsSmoke.runSmoke(${JSON.stringify(config)}).then(JSON.stringify)`), timeout]);
+      const raw = await Promise.race([
+        vm.evaluate<Promise<unknown>>(`__paymentsSmoke.runSmoke(${JSON.stringify(config)}).then(JSON.stringify)`),
+        timeout,
+      ]);
       const result = JSON.parse(raw as string) as { runtime: string; checks: string[] };
       const server = serverVerdict(seen);
       if (server) return { runtime, version: `${version}; ${result.runtime}`, ok: false, detail: server };
-      return { runtime, version: `${version}; ${result.runtime}`, ok: true, detail: `${result.checks.length} checks; UA ${seen.userAgent}` };
+      return {
+        runtime,
+        version: `${version}; ${result.runtime}`,
+        ok: true,
+        detail: `${result.checks.length} checks; UA ${seen.userAgent}`,
+      };
     } finally {
       clearTimeout(timer);
     }

@@ -70,7 +70,11 @@ const payment = {
 };
 
 /** Runs every check; throws on the first that fails. */
-export async function runSmoke(config: SmokeConfig, sdk: SmokeSdk = sdkModule, webhooks: SmokeWebhooks = webhooksModule): Promise<SmokeResult> {
+export async function runSmoke(
+  config: SmokeConfig,
+  sdk: SmokeSdk = sdkModule,
+  webhooks: SmokeWebhooks = webhooksModule,
+): Promise<SmokeResult> {
   const checks: string[] = [];
   check(typeof sdk.VERSION === 'string' && sdk.VERSION.length > 0, `VERSION ${sdk.VERSION}`, checks);
 
@@ -83,7 +87,12 @@ export async function runSmoke(config: SmokeConfig, sdk: SmokeSdk = sdkModule, w
     timeout: 15_000,
   });
   check(client.mode === 'sandbox', 'client.mode is sandbox for an sk_test_ key', checks);
-  const { data: session, response, idempotencyKey, replayed } = await client.checkoutSessions
+  const {
+    data: session,
+    response,
+    idempotencyKey,
+    replayed,
+  } = await client.checkoutSessions
     .create({
       amount: 5000,
       currency: 'XOF',
@@ -113,9 +122,17 @@ export async function runSmoke(config: SmokeConfig, sdk: SmokeSdk = sdkModule, w
   const body = JSON.stringify({ id: 'evt_smoke_1', type: 'payment.succeeded', data: payment });
   const signature = await webhooks.signWebhookPayload(body, config.webhookSecret);
   check(/^[0-9a-f]{64}$/.test(signature), 'signWebhookPayload → 64 lowercase hex', checks);
-  const headers = new Headers({ 'content-type': 'application/json', 'x-service-event': 'payment.succeeded', 'x-service-signature': signature });
+  const headers = new Headers({
+    'content-type': 'application/json',
+    'x-service-event': 'payment.succeeded',
+    'x-service-signature': signature,
+  });
   const event = await webhooks.verifyWebhook({ payload: body, headers, secret: config.webhookSecret });
-  check(event.id === 'evt_smoke_1' && event.type === 'payment.succeeded' && event.data.uuid === payment.uuid, 'verifyWebhook (string body)', checks);
+  check(
+    event.id === 'evt_smoke_1' && event.type === 'payment.succeeded' && event.data.uuid === payment.uuid,
+    'verifyWebhook (string body)',
+    checks,
+  );
   const fromBytes = await webhooks.verifyWebhook({ payload: new TextEncoder().encode(body), headers, secret: config.webhookSecret });
   check(fromBytes.id === 'evt_smoke_1', 'verifyWebhook (Uint8Array body)', checks);
   const viaClient = await client.webhooks.verify({ payload: body, headers });
@@ -123,7 +140,11 @@ export async function runSmoke(config: SmokeConfig, sdk: SmokeSdk = sdkModule, w
 
   let mismatch: unknown;
   try {
-    await webhooks.verifyWebhook({ payload: body.replace('"gross_amount":5000', '"gross_amount":5001'), headers, secret: config.webhookSecret });
+    await webhooks.verifyWebhook({
+      payload: body.replace('"gross_amount":5000', '"gross_amount":5001'),
+      headers,
+      secret: config.webhookSecret,
+    });
   } catch (error) {
     mismatch = error;
   }
