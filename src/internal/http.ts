@@ -14,7 +14,7 @@ import {
   ResponseValidationError,
 } from '../core/errors.js';
 import type { Logger } from './logger.js';
-import { redactHeaders } from './logger.js';
+import { redactHeaders, redactSecrets } from './logger.js';
 
 /** Statuses retried (API.md): 408, 429 and the 5xx that mean "try again". 409 and other 4xx never are. */
 export const RETRY_STATUSES = [408, 429, 500, 502, 503, 504] as const;
@@ -170,12 +170,15 @@ export function createTransport(config: TransportConfig) {
 export type Send = ReturnType<typeof createTransport>;
 
 /** Maps ky's and fetch's errors to the SDK's classes. Never keeps ky's error: it holds the Request, and so the key. */
-export function toSDKError(error: unknown, req: Pick<TransportRequest, 'timeout' | 'signal' | 'method' | 'url'>): PaymentsError {
+export function toSDKError(error: unknown, req: Pick<TransportRequest, 'timeout' | 'signal' | 'method' | 'url'> & { headers?: Headers }): PaymentsError {
   if (error instanceof PaymentsError) return error;
   if (isHTTPError(error)) {
-    const text = errorTexts.get(error.response);
-    const body = text === undefined ? reparse(error.data) : text === '' ? undefined : reparse(text);
-    return makeAPIError({ status: error.response.status, body, headers: error.response.headers }) as APIError;
+    const data: unknown = error.data;
+    const raw = errorTexts.get(error.response) ?? (data === undefined ? '' : typeof data === 'string' ? data : JSON.stringify(data));
+    // A service or proxy that echoes the request ("Invalid key: Bearer sk_…") must not put the key
+    // into the error's message or body (API.md "Client": never in an error).
+    const text = redactSecrets(raw, credentialsOf(req.headers));
+    return makeAPIError({ status: error.response.status, body: text === '' ? undefined : reparse(text), headers: error.response.headers }) as APIError;
   }
   if (req.signal?.aborted) {
     return new APIUserAbortError(`${req.method} ${req.url} was aborted by the caller's signal.`, { cause: req.signal.reason });
@@ -192,6 +195,13 @@ export function toSDKError(error: unknown, req: Pick<TransportRequest, 'timeout'
   }
   const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
   return new APIConnectionError(`Request ${req.method} ${req.url} failed: ${message}`, { cause: error });
+}
+
+/** The secrets a request carries: the bearer token of its Authorization header. */
+function credentialsOf(headers: Headers | undefined): string[] {
+  const auth = headers?.get('authorization');
+  if (!auth) return [];
+  return [auth.replace(/^Bearer\s+/i, '')];
 }
 
 /** An error body as JSON when it is JSON (whatever its content type says), else as text. */

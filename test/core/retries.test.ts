@@ -39,7 +39,7 @@ function sequence(method: 'get' | 'post', path: string, failures: (() => Respons
   return state;
 }
 
-const status = (code: number, body: unknown = { message: `status ${code}` }) => () => HttpResponse.json(body, { status: code });
+const status = (code: number, body: Record<string, string> = { message: `status ${code}` }) => () => HttpResponse.json(body, { status: code });
 
 describe('retried statuses', () => {
   it('retries exactly 408, 429, 500, 502, 503 and 504', () => {
