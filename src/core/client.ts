@@ -112,7 +112,9 @@ export class PaymentsClient {
       throw new PaymentsError('No API key: pass { apiKey } to new PaymentsClient() or set the PAYMENTS_API_KEY environment variable.');
     }
     if (apiKey !== apiKey.trim()) {
-      throw new PaymentsError('The API key has leading or trailing whitespace: check how it is read from your environment or secret store.');
+      throw new PaymentsError(
+        'The API key has leading or trailing whitespace: check how it is read from your environment or secret store.',
+      );
     }
     const baseUrl = options.baseUrl ?? readEnv('PAYMENTS_BASE_URL');
     if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
@@ -145,18 +147,37 @@ export class PaymentsClient {
    * class, carries the key, so the operation can be retried later without charging twice.
    * @internal Used by resources.
    */
-  create<P, T>(path: string, params: P, spec: { params: z.ZodMiniType<P>; result: z.ZodMiniType<T>; what: string }, options: RequestOptions = {}): APIPromise<T> {
+  create<P, T>(
+    path: string,
+    params: P,
+    spec: { params: z.ZodMiniType<P>; result: z.ZodMiniType<T>; what: string },
+    options: RequestOptions = {},
+  ): APIPromise<T> {
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     const run = async (): Promise<WithResponse<T>> => {
       if (typeof idempotencyKey !== 'string' || idempotencyKey.trim() === '' || idempotencyKey.length > 255) {
-        throw new InvalidParamsError([{ path: ['idempotencyKey'], message: 'must be a non-empty string of at most 255 characters' }], 'options');
+        throw new InvalidParamsError(
+          [{ path: ['idempotencyKey'], message: 'must be a non-empty string of at most 255 characters' }],
+          'options',
+        );
       }
       const body = checkParams(spec.params, params, `${spec.what} params`);
       const headers = this.#headers(options);
       headers.set('Idempotency-Key', idempotencyKey);
-      const { response, body: received } = await this.#send({ method: 'POST', url: this.#url(path), headers, body, ...this.#attemptOptions(options) });
+      const { response, body: received } = await this.#send({
+        method: 'POST',
+        url: this.#url(path),
+        headers,
+        body,
+        ...this.#attemptOptions(options),
+      });
       // 201 is a creation; 200 is the replay of an earlier one with the same key (service-api.md §5.2).
-      return { data: checkData(spec.result, received, `${spec.what} response`), response, idempotencyKey, replayed: response.status === 200 };
+      return {
+        data: checkData(spec.result, received, `${spec.what} response`),
+        response,
+        idempotencyKey,
+        replayed: response.status === 200,
+      };
     };
     return new APIPromise(
       run().catch((error: unknown) => {
@@ -170,11 +191,19 @@ export class PaymentsClient {
    * `GET` of one object by identifier (URL-encoded), unwrapped from `{ data }`.
    * @internal Used by resources.
    */
-  retrieve<T>(pathPrefix: string, id: string | number, spec: { result: z.ZodMiniType<T>; what: string }, options: RequestOptions = {}): APIPromise<T> {
+  retrieve<T>(
+    pathPrefix: string,
+    id: string | number,
+    spec: { result: z.ZodMiniType<T>; what: string },
+    options: RequestOptions = {},
+  ): APIPromise<T> {
     return new APIPromise(
       (async () => {
         if ((typeof id !== 'string' && typeof id !== 'number') || String(id).trim() === '') {
-          throw new InvalidParamsError([{ path: ['id'], message: `must be a non-empty string, got ${id === '' ? '""' : typeof id}` }], `${spec.what} identifier`);
+          throw new InvalidParamsError(
+            [{ path: ['id'], message: `must be a non-empty string, got ${id === '' ? '""' : typeof id}` }],
+            `${spec.what} identifier`,
+          );
         }
         // "." and ".." survive encodeURIComponent and the URL parser resolves them as path
         // segments: retrieve('..') would read GET /api/v1/ instead of an object.
@@ -205,7 +234,12 @@ export class PaymentsClient {
    * requested at the configured base URL with the path and query of `links.next`.
    * @internal Used by resources.
    */
-  list<P extends object, T>(path: string, params: P | undefined, spec: { params: z.ZodMiniType<P>; item: z.ZodMiniType<T>; what: string }, options: RequestOptions = {}): PagePromise<T> {
+  list<P extends object, T>(
+    path: string,
+    params: P | undefined,
+    spec: { params: z.ZodMiniType<P>; item: z.ZodMiniType<T>; what: string },
+    options: RequestOptions = {},
+  ): PagePromise<T> {
     const envelopeSchema = listEnvelope(spec.item);
     let filters = '';
     const fetchPage = async (pathAndQuery: string): Promise<WithResponse<Page<T>>> => {

@@ -170,7 +170,10 @@ export function createTransport(config: TransportConfig) {
 export type Send = ReturnType<typeof createTransport>;
 
 /** Maps ky's and fetch's errors to the SDK's classes. Never keeps ky's error: it holds the Request, and so the key. */
-export function toSDKError(error: unknown, req: Pick<TransportRequest, 'timeout' | 'signal' | 'method' | 'url'> & { headers?: Headers }): PaymentsError {
+export function toSDKError(
+  error: unknown,
+  req: Pick<TransportRequest, 'timeout' | 'signal' | 'method' | 'url'> & { headers?: Headers },
+): PaymentsError {
   if (error instanceof PaymentsError) return error;
   if (isHTTPError(error)) {
     const data: unknown = error.data;
@@ -178,13 +181,19 @@ export function toSDKError(error: unknown, req: Pick<TransportRequest, 'timeout'
     // A service or proxy that echoes the request ("Invalid key: Bearer sk_…") must not put the key
     // into the error's message or body (API.md "Client": never in an error).
     const text = redactSecrets(raw, credentialsOf(req.headers));
-    return makeAPIError({ status: error.response.status, body: text === '' ? undefined : reparse(text), headers: error.response.headers }) as APIError;
+    return makeAPIError({
+      status: error.response.status,
+      body: text === '' ? undefined : reparse(text),
+      headers: error.response.headers,
+    }) as APIError;
   }
   if (req.signal?.aborted) {
     return new APIUserAbortError(`${req.method} ${req.url} was aborted by the caller's signal.`, { cause: req.signal.reason });
   }
   if (isTimeoutError(error)) {
-    return new APITimeoutError(`${req.method} ${req.url} timed out: no answer within ${req.timeout} ms on the last attempt.`);
+    // ky's TimeoutError holds the Request (and so the key): the cause is a fresh DOMException instead.
+    const cause = new DOMException(`No answer within ${req.timeout} ms.`, 'TimeoutError');
+    return new APITimeoutError(`${req.method} ${req.url} timed out: no answer within ${req.timeout} ms on the last attempt.`, { cause });
   }
   if (isNetworkError(error)) {
     const cause = (error as { cause?: unknown }).cause;

@@ -18,7 +18,8 @@ export function levelledLogger(logger: Logger | undefined, level: LogLevel | und
   const name = level ?? 'off';
   const threshold = Object.hasOwn(rank, name) ? rank[name] : undefined;
   // A bad option is a PaymentsError like every other bad client option (API.md "Errors").
-  if (threshold === undefined) throw new PaymentsError(`logLevel must be one of ${Object.keys(rank).join(', ')}, got ${JSON.stringify(level)}.`);
+  if (threshold === undefined)
+    throw new PaymentsError(`logLevel must be one of ${Object.keys(rank).join(', ')}, got ${JSON.stringify(level)}.`);
   if (threshold === 0) return undefined;
   const target = logger ?? console;
   const noop = () => {};

@@ -36,22 +36,21 @@ describe('base URL', () => {
     expect(new PaymentsClient({ apiKey: API_KEY, baseUrl: given }).baseUrl).toBe(expected);
   });
 
-  it.each([
-    ['http://127.0.0.1:4010/api/v1/'],
-    ['http://127.0.0.1:4010'],
-    ['http://127.0.0.1:4010/'],
-  ])('requests from %j go to <root>/api/v1/<path>, never /api/v1/api/v1', async (baseUrl) => {
-    env({});
-    const seen: string[] = [];
-    server.use(
-      http.get(`${API_URL}/payments/:uuid`, ({ request }) => {
-        seen.push(request.url);
-        return HttpResponse.json({ data: payment() });
-      }),
-    );
-    await new PaymentsClient({ apiKey: API_KEY, baseUrl }).payments.retrieve('p-1');
-    expect(seen).toEqual([`${API_URL}/payments/p-1`]);
-  });
+  it.each([['http://127.0.0.1:4010/api/v1/'], ['http://127.0.0.1:4010'], ['http://127.0.0.1:4010/']])(
+    'requests from %j go to <root>/api/v1/<path>, never /api/v1/api/v1',
+    async (baseUrl) => {
+      env({});
+      const seen: string[] = [];
+      server.use(
+        http.get(`${API_URL}/payments/:uuid`, ({ request }) => {
+          seen.push(request.url);
+          return HttpResponse.json({ data: payment() });
+        }),
+      );
+      await new PaymentsClient({ apiKey: API_KEY, baseUrl }).payments.retrieve('p-1');
+      expect(seen).toEqual([`${API_URL}/payments/p-1`]);
+    },
+  );
 
   it('keeps a path prefix before /api/v1 (a service behind a reverse-proxy path)', async () => {
     env({});

@@ -91,7 +91,15 @@ describe('class from status', () => {
     ]) {
       expect(cls.prototype).toBeInstanceOf(APIError);
     }
-    for (const cls of [APIError, APIConnectionError, APITimeoutError, APIUserAbortError, ResponseValidationError, InvalidParamsError, WebhookVerificationError]) {
+    for (const cls of [
+      APIError,
+      APIConnectionError,
+      APITimeoutError,
+      APIUserAbortError,
+      ResponseValidationError,
+      InvalidParamsError,
+      WebhookVerificationError,
+    ]) {
       expect(cls.prototype).toBeInstanceOf(PaymentsError);
     }
     expect(APITimeoutError.prototype).toBeInstanceOf(APIConnectionError);
@@ -195,7 +203,9 @@ describe('422', () => {
 
 describe('429', () => {
   it('exposes Retry-After as `retryAfter` seconds once retries are spent', async () => {
-    const error = await retrieveError(() => HttpResponse.json({ message: 'Too Many Attempts.' }, { status: 429, headers: { 'Retry-After': '7' } }));
+    const error = await retrieveError(() =>
+      HttpResponse.json({ message: 'Too Many Attempts.' }, { status: 429, headers: { 'Retry-After': '7' } }),
+    );
     expect(error).toBeInstanceOf(RateLimitError);
     expect((error as RateLimitError).retryAfter).toBe(7);
   });

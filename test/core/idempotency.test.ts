@@ -15,7 +15,7 @@ import {
   InternalServerError,
   InvalidParamsError,
   NotFoundError,
-  PaymentsError,
+  type PaymentsError,
   PermissionDeniedError,
   RateLimitError,
   ResponseValidationError,
@@ -78,7 +78,17 @@ describe('Idempotency-Key', () => {
 
   it('is sent on all four creations', async () => {
     const paths = ['/payments', '/checkout-sessions', '/payouts', '/payment-links'];
-    const seen = paths.map((path) => posts(path, [created(path === '/checkout-sessions' ? checkoutSession() : path === '/payments' ? payment() : { id: 1, url: 'https://pay.example/l/x', uuid: 'u-1' })]));
+    const seen = paths.map((path) =>
+      posts(path, [
+        created(
+          path === '/checkout-sessions'
+            ? checkoutSession()
+            : path === '/payments'
+              ? payment()
+              : { id: 1, url: 'https://pay.example/l/x', uuid: 'u-1' },
+        ),
+      ]),
+    );
     const client = makeClient();
     await client.payments.create(chargeParams, { idempotencyKey: 'k-payment' });
     await client.checkoutSessions.create(sessionParams, { idempotencyKey: 'k-session' });
@@ -150,7 +160,9 @@ describe('every error of a creation carries its idempotencyKey', () => {
   });
 
   it('APIUserAbortError', async () => {
-    const error = await caught(() => makeClient().payments.create(chargeParams, { idempotencyKey: 'k-abort', signal: AbortSignal.abort() }));
+    const error = await caught(() =>
+      makeClient().payments.create(chargeParams, { idempotencyKey: 'k-abort', signal: AbortSignal.abort() }),
+    );
     expect(error).toBeInstanceOf(APIUserAbortError);
     expect((error as PaymentsError).idempotencyKey).toBe('k-abort');
   });

@@ -44,7 +44,11 @@ describe('ResponseValidationError', () => {
 
   it('names every mismatch at once', async () => {
     answerSession({ data: payment({ gross_amount: 1.5, net_amount_to_merchant: '4900' as never, uuid: 7 as never }) });
-    server.use(http.get(`${API_URL}/payments/:uuid`, () => HttpResponse.json({ data: payment({ gross_amount: 1.5, net_amount_to_merchant: '4900' as never, uuid: 7 as never }) })));
+    server.use(
+      http.get(`${API_URL}/payments/:uuid`, () =>
+        HttpResponse.json({ data: payment({ gross_amount: 1.5, net_amount_to_merchant: '4900' as never, uuid: 7 as never }) }),
+      ),
+    );
     const error = (await caught(() => makeClient().payments.retrieve('p-1'))) as ResponseValidationError;
     expect(error.issues.map((i) => i.path.join('.')).sort()).toEqual(['data.gross_amount', 'data.net_amount_to_merchant', 'data.uuid']);
   });
@@ -86,9 +90,7 @@ describe('ResponseValidationError', () => {
   });
 
   it('is thrown for a list page whose item breaks the schema', async () => {
-    server.use(
-      http.get(`${API_URL}/payments`, () => HttpResponse.json(envelope([payment(), payment({ psp_fee_amount: 7.5 })]))),
-    );
+    server.use(http.get(`${API_URL}/payments`, () => HttpResponse.json(envelope([payment(), payment({ psp_fee_amount: 7.5 })]))));
     const error = (await caught(() => makeClient().payments.list())) as ResponseValidationError;
     expect(error).toBeInstanceOf(ResponseValidationError);
     expect(error.issues[0]!.path).toEqual(['data', 1, 'psp_fee_amount']);
@@ -106,7 +108,11 @@ describe('forward compatibility', () => {
   it('lets an unknown status value through as a string', async () => {
     answerSession({ data: checkoutSession({ status: 'on_hold' }) });
     expect((await makeClient().checkoutSessions.retrieve('ref')).status).toBe('on_hold');
-    server.use(http.get(`${API_URL}/payments/:uuid`, () => HttpResponse.json({ data: payment({ status: 'partially_refunded', payment_method: 'card' }) })));
+    server.use(
+      http.get(`${API_URL}/payments/:uuid`, () =>
+        HttpResponse.json({ data: payment({ status: 'partially_refunded', payment_method: 'card' }) }),
+      ),
+    );
     const found = await makeClient().payments.retrieve('p-1');
     expect(found.status).toBe('partially_refunded');
     expect(found.payment_method).toBe('card');
@@ -115,7 +121,9 @@ describe('forward compatibility', () => {
   it('accepts the documented nulls', async () => {
     server.use(
       http.get(`${API_URL}/payments/:uuid`, () =>
-        HttpResponse.json({ data: payment({ mobile_money_country: null, mobile_money_provider: null, checkout_session: null, failure_reason: null }) }),
+        HttpResponse.json({
+          data: payment({ mobile_money_country: null, mobile_money_provider: null, checkout_session: null, failure_reason: null }),
+        }),
       ),
     );
     const found = await makeClient().payments.retrieve('p-1');

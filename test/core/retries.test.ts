@@ -39,7 +39,10 @@ function sequence(method: 'get' | 'post', path: string, failures: (() => Respons
   return state;
 }
 
-const status = (code: number, body: Record<string, string> = { message: `status ${code}` }) => () => HttpResponse.json(body, { status: code });
+const status =
+  (code: number, body: Record<string, string> = { message: `status ${code}` }) =>
+  () =>
+    HttpResponse.json(body, { status: code });
 
 describe('retried statuses', () => {
   it('retries exactly 408, 429, 500, 502, 503 and 504', () => {
@@ -61,7 +64,11 @@ describe('retried statuses', () => {
     [503, InternalServerError],
     [504, InternalServerError],
   ])('gives up on %i after 1 + maxRetries attempts and throws %o', async (code, cls) => {
-    const state = sequence('get', '/payments/:uuid', Array.from({ length: 10 }, () => status(code)));
+    const state = sequence(
+      'get',
+      '/payments/:uuid',
+      Array.from({ length: 10 }, () => status(code)),
+    );
     const error = await caught(() => makeClient().payments.retrieve('p-1'));
     expect(error).toBeInstanceOf(cls);
     expect((error as APIError).status).toBe(code);
@@ -78,14 +85,22 @@ describe('retried statuses', () => {
     [405, APIError],
     [413, APIError],
   ])('never retries %i', async (code, cls) => {
-    const state = sequence('post', '/payments', Array.from({ length: 10 }, () => status(code)));
+    const state = sequence(
+      'post',
+      '/payments',
+      Array.from({ length: 10 }, () => status(code)),
+    );
     const error = await caught(() => makeClient().payments.create(chargeParams));
     expect(error).toBeInstanceOf(cls);
     expect(state.attempts).toBe(1);
   });
 
   it('never retries a 501 Not Implemented (not a transient failure) but maps it to InternalServerError', async () => {
-    const state = sequence('get', '/payments/:uuid', Array.from({ length: 10 }, () => status(501)));
+    const state = sequence(
+      'get',
+      '/payments/:uuid',
+      Array.from({ length: 10 }, () => status(501)),
+    );
     const error = await caught(() => makeClient().payments.retrieve('p-1'));
     expect(error).toBeInstanceOf(InternalServerError);
     expect(state.attempts).toBe(1);
@@ -101,7 +116,11 @@ describe('connection failures', () => {
   });
 
   it('throws APIConnectionError with a cause after 1 + maxRetries failed connections', async () => {
-    const state = sequence('get', '/payments/:uuid', Array.from({ length: 10 }, () => () => HttpResponse.error()));
+    const state = sequence(
+      'get',
+      '/payments/:uuid',
+      Array.from({ length: 10 }, () => () => HttpResponse.error()),
+    );
     const error = await caught(() => makeClient().payments.retrieve('p-1'));
     expect(error).toBeInstanceOf(APIConnectionError);
     expect((error as Error).cause).toBeDefined();
@@ -125,20 +144,36 @@ describe('connection failures', () => {
 
 describe('maxRetries', () => {
   it('is configurable per client', async () => {
-    const none = sequence('get', '/payments/:uuid', Array.from({ length: 10 }, () => status(503)));
+    const none = sequence(
+      'get',
+      '/payments/:uuid',
+      Array.from({ length: 10 }, () => status(503)),
+    );
     await expect(makeClient({ maxRetries: 0 }).payments.retrieve('p-1')).rejects.toBeInstanceOf(InternalServerError);
     expect(none.attempts).toBe(1);
-    const four = sequence('get', '/payments/:uuid', Array.from({ length: 10 }, () => status(503)));
+    const four = sequence(
+      'get',
+      '/payments/:uuid',
+      Array.from({ length: 10 }, () => status(503)),
+    );
     await expect(makeClient({ maxRetries: 4 }).payments.retrieve('p-1')).rejects.toBeInstanceOf(InternalServerError);
     expect(four.attempts).toBe(5);
   });
 
   it('is overridden per request, both up and down', async () => {
     const client = makeClient({ maxRetries: 2 });
-    const down = sequence('get', '/payments/:uuid', Array.from({ length: 10 }, () => status(503)));
+    const down = sequence(
+      'get',
+      '/payments/:uuid',
+      Array.from({ length: 10 }, () => status(503)),
+    );
     await expect(client.payments.retrieve('p-1', { maxRetries: 0 })).rejects.toBeInstanceOf(InternalServerError);
     expect(down.attempts).toBe(1);
-    const up = sequence('post', '/payments', Array.from({ length: 10 }, () => status(502)));
+    const up = sequence(
+      'post',
+      '/payments',
+      Array.from({ length: 10 }, () => status(502)),
+    );
     await expect(client.payments.create(chargeParams, { maxRetries: 3 })).rejects.toBeInstanceOf(InternalServerError);
     expect(up.attempts).toBe(4);
     expect(new Set(up.keys).size).toBe(1);

@@ -68,7 +68,9 @@ describe('every error class', () => {
     cases.push([
       `APIError ${status}`,
       async () => {
-        server.use(http.post(`${API_URL}/payments`, () => HttpResponse.json({ message: `answer ${status}`, errors: { phone: ['x'] } }, { status })));
+        server.use(
+          http.post(`${API_URL}/payments`, () => HttpResponse.json({ message: `answer ${status}`, errors: { phone: ['x'] } }, { status })),
+        );
         return caught(() => client().payments.create(chargeParams));
       },
     ]);
@@ -134,8 +136,10 @@ describe('every error class', () => {
 
   it('redacts the key when an HTML error page echoes it back', async () => {
     server.use(
-      http.get(`${API_URL}/payments/:uuid`, ({ request }) =>
-        new HttpResponse(`<pre>${request.headers.get('authorization')}</pre>`, { status: 400, headers: { 'Content-Type': 'text/html' } }),
+      http.get(
+        `${API_URL}/payments/:uuid`,
+        ({ request }) =>
+          new HttpResponse(`<pre>${request.headers.get('authorization')}</pre>`, { status: 400, headers: { 'Content-Type': 'text/html' } }),
       ),
     );
     expectNoSecret(await caught(() => makeClient().payments.retrieve('p-1')));
@@ -159,7 +163,9 @@ describe('logger', () => {
     server.use(
       http.post(`${API_URL}/payments`, () => {
         posts += 1;
-        return posts === 1 ? HttpResponse.json({ message: 'busy' }, { status: 503 }) : HttpResponse.json({ data: payment() }, { status: 201 });
+        return posts === 1
+          ? HttpResponse.json({ message: 'busy' }, { status: 503 })
+          : HttpResponse.json({ data: payment() }, { status: 201 });
       }),
       http.get(`${API_URL}/payments/:uuid`, () => HttpResponse.json({ message: 'Introuvable.' }, { status: 404 })),
     );

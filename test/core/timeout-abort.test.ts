@@ -85,6 +85,8 @@ describe('timeout', () => {
     const error = await caught(() => makeClient({ timeout: 100, maxRetries: 1 }).payments.retrieve('p-1'));
     expect(error).toBeInstanceOf(APITimeoutError);
     expect((error as Error).message).toMatch(/100 ms/);
+    // API.md "Errors": APITimeoutError carries a `cause` (a TimeoutError, as AbortSignal.timeout gives).
+    expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
     expect(state.attempts).toBe(2);
   });
 
