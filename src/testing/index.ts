@@ -1,2 +1,58 @@
-// PLACEHOLDER: replaced by the testing-kit work (issue 5).
-export {};
+/**
+ * `payments-sdk/testing`: an in-process model of the whole payments service for your tests
+ * (API.md "Testing kit"). Plug `mock.fetch` into the client (or `mock.handlers` into msw, or
+ * `mock.listen()` for a real 127.0.0.1 port), then drive it: settle payments, pay checkout sessions
+ * and payment links, move payouts along, and deliver the signed webhooks to your own handler.
+ *
+ * ```ts
+ * import { PaymentsClient } from 'payments-sdk';
+ * import { createMockService } from 'payments-sdk/testing';
+ *
+ * const mock = createMockService();
+ * const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch });
+ * ```
+ *
+ * msw is an optional peer dependency used only by `mock.handlers`.
+ * @packageDocumentation
+ */
+export type { DeliverOptions, WebhookDelivery, WebhookTarget } from './delivery.js';
+export {
+  IDEMPOTENCY_TTL_MS,
+  LINK_UNAVAILABLE,
+  MOCK_PAYMENT_LINK_STATUSES,
+  MOCK_PAYOUT_STATUSES,
+  type MockKeyInfo,
+  type MockPayerOptions,
+  type MockPaymentLinkStatus,
+  type MockPayoutStatus,
+} from './engine.js';
+export { MockServiceError } from './errors.js';
+export {
+  createMockService,
+  type MockFault,
+  type MockRequestLog,
+  MockService,
+  type PaymentEvent,
+  type PayoutEvent,
+  type PayPaymentLinkOptions,
+  type PaySessionOptions,
+} from './mock-service.js';
+export type { MswModule } from './msw.js';
+export type { ListenOptions, MockHttpServer } from './node-server.js';
+export {
+  DEFAULT_COUNTRIES,
+  DEFAULT_FEES,
+  DEFAULT_RATES,
+  defaultRefusal,
+  type MockChargeInput,
+  type MockClockOption,
+  type MockCountry,
+  type MockFeeInput,
+  type MockFeeRule,
+  type MockFees,
+  type MockKeyOptions,
+  type MockKycStatus,
+  type MockMerchantOptions,
+  type MockSeed,
+  type MockServiceOptions,
+} from './options.js';

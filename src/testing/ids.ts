@@ -1,0 +1,51 @@
+/**
+ * Identifiers and timestamps shaped like the service's (service-api.md §2): UUID v4 for payments,
+ * ULID for checkout-session references, ISO 8601 with an offset for timestamps. Web APIs only, so
+ * the kit runs on Node, Bun, Deno and edge runtimes.
+ */
+
+const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
+
+/** A UUID v4 (`payment.uuid`, `psp_reference`, payout and link identifiers). */
+export function uuid(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+/** A ULID whose time part is `timeMs` (the mock's clock), as session references are (§2.2). */
+export function ulid(timeMs: number): string {
+  let time = Math.max(0, Math.floor(timeMs));
+  let head = '';
+  for (let i = 0; i < 10; i++) {
+    head = CROCKFORD[time % 32] + head;
+    time = Math.floor(time / 32);
+  }
+  const random = globalThis.crypto.getRandomValues(new Uint8Array(16));
+  let tail = '';
+  for (const byte of random) tail += CROCKFORD[byte % 32];
+  return head + tail;
+}
+
+/** A short lowercase slug for payment links (§2.4: "a link has a slug"). */
+export function slug(): string {
+  const alphabet = 'abcdefghijkmnpqrstuvwxyz23456789';
+  let out = '';
+  for (const byte of globalThis.crypto.getRandomValues(new Uint8Array(10))) out += alphabet[byte % alphabet.length];
+  return out;
+}
+
+/** A random hex string, for generated keys and secrets. */
+export function randomHex(bytes: number): string {
+  let out = '';
+  for (const byte of globalThis.crypto.getRandomValues(new Uint8Array(bytes))) out += byte.toString(16).padStart(2, '0');
+  return out;
+}
+
+/** `2026-11-20T10:15:00+00:00`: ISO 8601 with an offset and no milliseconds, as the service writes it (§2.1). */
+export function isoWithOffset(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
+}
+
+/** The UTC calendar date `YYYY-MM-DD` of an instant: what the `from`/`to` filters compare (§4.2). */
+export function utcDate(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}

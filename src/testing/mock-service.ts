@@ -1,0 +1,403 @@
+/**
+ * `createMockService()`: the in-process model of the whole payments service (API.md "Testing kit").
+ * Requests reach it through `mock.fetch` (for the client's `fetch` option: no global interception),
+ * `mock.handlers` (msw), or `mock.listen()` (a real port on 127.0.0.1). Its actions move state the
+ * way the service does on its own (a processor confirming a payment, a customer paying a hosted
+ * page) and hand back the signed webhook delivery the service would send.
+ */
+import type { HttpHandler } from 'msw';
+import { normalizeBaseUrl } from '../core/client.js';
+import type { CheckoutSession } from '../schemas/checkout-session.js';
+import type { Payment } from '../schemas/payment.js';
+import type { PaymentLink } from '../schemas/payment-link.js';
+import type { Payout } from '../schemas/payout.js';
+import { type DeliverOptions, deliverWebhook, signDelivery, type WebhookDelivery, type WebhookTarget } from './delivery.js';
+import { Engine, type MockKeyInfo, type MockPayerOptions, type MockPaymentLinkStatus, type MockPayoutStatus } from './engine.js';
+import { MockServiceError } from './errors.js';
+import { handleRequest } from './http.js';
+import { buildHandlers, type MswModule, requireMsw } from './msw.js';
+import type { ListenOptions, MockHttpServer } from './node-server.js';
+import type { MockKycStatus, MockSeed, MockServiceOptions } from './options.js';
+
+/** A `payment.succeeded` / `payment.failed` event (service-api.md §6.3). */
+export interface PaymentEvent {
+  id: string;
+  type: 'payment.succeeded' | 'payment.failed';
+  data: Payment;
+}
+
+/** A `payout.*` event. The names are the mock's own (the service does not document them): `payout.approved`, `payout.rejected`, `payout.processing`, `payout.completed`, `payout.failed`. */
+export interface PayoutEvent {
+  id: string;
+  type: `payout.${MockPayoutStatus}`;
+  data: Payout;
+}
+
+/** Options of a checkout-session payment: who pays and how it ends. */
+export interface PaySessionOptions extends MockPayerOptions {
+  /** `'succeeded'` (default) completes the session; `'failed'` leaves it `pending_payment`. */
+  outcome?: 'succeeded' | 'failed';
+  /** For `outcome: 'failed'`. Default `'declined'`. */
+  failure_reason?: string;
+}
+
+/** Options of a payment-link payment. */
+export interface PayPaymentLinkOptions extends PaySessionOptions {
+  /** The amount the customer chose (minor units). Required when the link has no fixed `amount`. */
+  amount?: number;
+}
+
+/** A fault to inject into the next matching requests, to test retries and idempotent recovery. */
+export interface MockFault {
+  /** Answer with this status (default 503), unless `network`. */
+  status?: number;
+  /** Reject like a dropped connection (`TypeError: fetch failed`) instead of answering. */
+  network?: boolean;
+  /** How many matching requests it applies to. Default 1. */
+  times?: number;
+  /** Only requests with this method. */
+  method?: string;
+  /** Only requests whose path contains this string or matches this pattern. */
+  path?: string | RegExp;
+  /** Adds `Retry-After` (seconds) to the answer. */
+  retryAfter?: number;
+  /**
+   * The service does the work, then the answer is lost. With a creation, the resource exists; a
+   * retry with the same `Idempotency-Key` gets the original answer (200) instead of a second one.
+   */
+  afterProcessing?: boolean;
+}
+
+/** One request the mock received (the `Authorization` header is never kept). */
+export interface MockRequestLog {
+  method: string;
+  /** Path and query. */
+  path: string;
+  /** Status answered; 0 for an injected network failure. */
+  status: number;
+  idempotencyKey: string | null;
+}
+
+const LOG_LIMIT = 1000;
+
+/** The mock service. Make one with {@link createMockService}. */
+export class MockService {
+  /** The service root to give the client as `baseUrl`. Never contacted over the network. */
+  readonly baseUrl: string;
+  /**
+   * A `fetch` answered by the mock, for the client's `fetch` option:
+   * `new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch })`.
+   * Only what is passed to it reaches the mock: nothing global is intercepted.
+   */
+  readonly fetch: typeof globalThis.fetch;
+  readonly #engine: Engine;
+  #handlers: HttpHandler[] | undefined;
+  #deliveries: WebhookDelivery[] = [];
+  #requests: MockRequestLog[] = [];
+  #faults: Array<MockFault & { left: number }> = [];
+
+  /** @internal Use {@link createMockService}. */
+  constructor(options: MockServiceOptions = {}) {
+    this.baseUrl = normalizeBaseUrl(options.baseUrl ?? 'https://mock.payments.test');
+    this.#engine = new Engine(this.baseUrl, options);
+    this.fetch = (input, init) => this.#answer(new Request(input, init));
+  }
+
+  /**
+   * msw handlers answering every request under {@link baseUrl}:
+   * `setupServer(...mock.handlers)`. Needs msw (an optional peer dependency), loaded on first read;
+   * if it cannot be loaded synchronously here, use {@link createHandlers}.
+   */
+  get handlers(): HttpHandler[] {
+    this.#handlers ??= this.createHandlers(requireMsw());
+    return this.#handlers;
+  }
+
+  /** The same handlers as {@link handlers}, from an msw module you loaded: `mock.createHandlers(await import('msw'))`. */
+  createHandlers(msw: MswModule): HttpHandler[] {
+    return buildHandlers(msw, this.baseUrl, (request) => this.#answer(request));
+  }
+
+  /** The first merchant's sandbox key (or its first key). */
+  get apiKey(): string {
+    const first = this.#engine.keys[0] as MockKeyInfo;
+    return (this.#engine.keys.find((k) => k.merchant === first.merchant && k.mode === 'sandbox') ?? first).key;
+  }
+
+  /** The first merchant's live key, if it has one. Payouts need it (service-api.md §5.4). */
+  get liveApiKey(): string | undefined {
+    const first = this.#engine.keys[0] as MockKeyInfo;
+    return this.#engine.keys.find((k) => k.merchant === first.merchant && k.mode === 'live')?.key;
+  }
+
+  /** Every configured key with its mode and merchant. */
+  get keys(): readonly MockKeyInfo[] {
+    return this.#engine.keys;
+  }
+
+  /** The secret that signs deliveries: give it to `verifyWebhook` / `webhookHandler` as `secret`. */
+  get webhookSecret(): string {
+    return this.#engine.webhookSecret;
+  }
+
+  /** Every delivery the actions produced, oldest first (the last 1000). */
+  get deliveries(): readonly WebhookDelivery[] {
+    return this.#deliveries;
+  }
+
+  /** Every request received, oldest first (the last 1000), without the `Authorization` header. */
+  get requests(): readonly MockRequestLog[] {
+    return this.#requests;
+  }
+
+  // ------------------------------------------------------------ clock
+
+  /** The mock's current time. */
+  now(): Date {
+    return new Date(this.#engine.now());
+  }
+
+  /**
+   * Moves the mock's clock forward by `ms` and applies what time does: checkout sessions past
+   * `expires_at` become `expired`; idempotency keys older than 24 h are forgotten (service-api.md §5.2).
+   */
+  advance(ms: number): Date {
+    this.#engine.advance(ms);
+    return this.now();
+  }
+
+  // ------------------------------------------------------------ serving
+
+  /**
+   * Serves the mock on a real port of 127.0.0.1 (Node, Bun, Deno) for code that can take neither a
+   * custom fetch nor msw. Use the returned `url` as `baseUrl`; `await server.close()` in `afterAll`.
+   */
+  async listen(options?: ListenOptions): Promise<MockHttpServer> {
+    // Dynamic: `node:http` stays out of the graph of createMockService() (edge runtimes, browsers).
+    const { startServer } = await import('./node-server.js');
+    return startServer((request) => this.#answer(request), options);
+  }
+
+  /** Injects a fault into the next matching requests (see {@link MockFault}). */
+  injectFault(fault: MockFault = {}): void {
+    const times = fault.times ?? 1;
+    if (!Number.isInteger(times) || times < 1) throw new MockServiceError('injectFault: times must be an integer ≥ 1.');
+    this.#faults.push({ ...fault, left: times });
+  }
+
+  async #answer(request: Request): Promise<Response> {
+    if (request.signal?.aborted) throw request.signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
+    const url = new URL(request.url);
+    const entry: MockRequestLog = { method: request.method, path: `${url.pathname}${url.search}`, status: 0, idempotencyKey: request.headers.get('idempotency-key') };
+    this.#log(this.#requests, entry);
+    const fault = this.#takeFault(request, url);
+    if (fault && !fault.afterProcessing) return this.#faultAnswer(fault, entry);
+    const response = await handleRequest(this.#engine, request);
+    if (fault) return this.#faultAnswer(fault, entry);
+    entry.status = response.status;
+    return response;
+  }
+
+  #takeFault(request: Request, url: URL): (MockFault & { left: number }) | undefined {
+    const fault = this.#faults.find(
+      (f) =>
+        (!f.method || f.method.toUpperCase() === request.method.toUpperCase()) &&
+        (!f.path || (typeof f.path === 'string' ? url.pathname.includes(f.path) : f.path.test(url.pathname))),
+    );
+    if (!fault) return undefined;
+    fault.left -= 1;
+    if (fault.left <= 0) this.#faults = this.#faults.filter((f) => f !== fault);
+    return fault;
+  }
+
+  #faultAnswer(fault: MockFault, entry: MockRequestLog): Response {
+    if (fault.network) throw new TypeError('fetch failed (connection reset: injected by the mock service)');
+    const status = fault.status ?? 503;
+    entry.status = status;
+    const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+    if (fault.retryAfter !== undefined) headers['Retry-After'] = String(fault.retryAfter);
+    return new Response(JSON.stringify({ message: `Erreur ${status} injectée par le service simulé.` }), { status, headers });
+  }
+
+  #log<T>(list: T[], item: T): void {
+    list.push(item);
+    if (list.length > LOG_LIMIT) list.splice(0, list.length - LOG_LIMIT);
+  }
+
+  async #deliver<E extends { type: string }>(event: E): Promise<WebhookDelivery<E>> {
+    const delivery = await signDelivery(event, this.#engine.webhookSecret);
+    this.#log(this.#deliveries as WebhookDelivery<unknown>[], delivery);
+    return delivery;
+  }
+
+  // ------------------------------------------------------------ actions
+
+  /** The processor confirms a pending payment: `succeeded`, net credited to the wallet, its checkout session `completed`. Delivery `payment.succeeded`. */
+  settlePayment(uuid: string): Promise<WebhookDelivery<PaymentEvent>> {
+    return this.#deliver(this.#engine.decidePayment(uuid, 'succeeded') as PaymentEvent);
+  }
+
+  /** The processor reports a failure: `failed` with `failure_reason` (default `'declined'`). Delivery `payment.failed`. */
+  failPayment(uuid: string, failureReason?: string): Promise<WebhookDelivery<PaymentEvent>> {
+    return this.#deliver(this.#engine.decidePayment(uuid, 'failed', failureReason) as PaymentEvent);
+  }
+
+  /**
+   * The customer pays a checkout session on the hosted page: its payment is created with
+   * `checkout_session` = the reference (service-api.md §2.2) and decided at once. Delivery
+   * `payment.succeeded` (session `completed`) or `payment.failed` (session stays `pending_payment`).
+   */
+  paySession(reference: string, options: PaySessionOptions = {}): Promise<WebhookDelivery<PaymentEvent>> {
+    return this.#deliver(this.#engine.paySession(reference, options.outcome ?? 'succeeded', options, options.failure_reason) as PaymentEvent);
+  }
+
+  /**
+   * The customer starts paying but the processor has not answered yet: a `pending` payment with
+   * `checkout_session` = reference, session `pending_payment`. No event; decide it later with
+   * {@link settlePayment} or {@link failPayment}.
+   */
+  startSessionPayment(reference: string, payer?: MockPayerOptions): Payment {
+    return this.#engine.startSessionPayment(reference, payer);
+  }
+
+  /**
+   * Expires a session now (as reaching `expires_at` does). The service documents no event for
+   * sessions (service-api.md §6.3), so there is no delivery: resolves to `null`. Read the session
+   * through the API to see `expired`.
+   */
+  async expireSession(reference: string): Promise<null> {
+    this.#engine.closeSession(reference, 'expired');
+    return null;
+  }
+
+  /** The customer cancels on the hosted page: session `cancelled`. No documented event: resolves to `null`. */
+  async cancelSession(reference: string): Promise<null> {
+    this.#engine.closeSession(reference, 'cancelled');
+    return null;
+  }
+
+  /**
+   * A customer pays a payment link (by `uuid`, slug or `url`): a checkout session of the link is
+   * made and paid, so the payment appears in `GET /payments` with that session's reference
+   * (service-api.md §4.8). Throws {@link MockServiceError} with the service's sentence for a
+   * deactivated, expired or unknown link, and with `errors.amount` below `minimum_amount` (§7).
+   */
+  payPaymentLink(id: string, options: PayPaymentLinkOptions = {}): Promise<WebhookDelivery<PaymentEvent>> {
+    return this.#deliver(this.#engine.payPaymentLink(id, { ...options, outcome: options.outcome ?? 'succeeded' }) as PaymentEvent);
+  }
+
+  /** Activates, deactivates or expires a link, as the merchant dashboard does (no API exists: service-api.md §4.8). */
+  setPaymentLinkStatus(id: string, status: MockPaymentLinkStatus): PaymentLink {
+    return this.#engine.setPaymentLinkStatus(id, status);
+  }
+
+  /**
+   * Moves a payout one step: by default `pending_approval` → `approved` → `processing` →
+   * `completed`; or `{ to: 'rejected' }` (from `pending_approval`) / `{ to: 'failed' }` (later),
+   * which give the amount back to the wallet. States and `payout.*` event names are the mock's own:
+   * the service does not document them (service-api.md §3.3, §6.3).
+   */
+  advancePayout(id: string, options: { to?: MockPayoutStatus; failure_reason?: string } = {}): Promise<WebhookDelivery<PayoutEvent>> {
+    return this.#deliver(this.#engine.movePayout(id, options.to, options.failure_reason) as PayoutEvent);
+  }
+
+  /** Runs a payout through every remaining step to `completed`; one delivery per step. */
+  async completePayout(id: string): Promise<WebhookDelivery<PayoutEvent>[]> {
+    const out: WebhookDelivery<PayoutEvent>[] = [];
+    // At most three steps exist (pending_approval → approved → processing → completed).
+    for (let i = 0; i < 3; i++) {
+      const payout = this.getPayout(id);
+      if (!payout || payout.status === 'completed') break;
+      out.push(await this.advancePayout(id));
+    }
+    return out;
+  }
+
+  /** Signs any event with the mock's secret, e.g. a type your code does not know yet. `id` defaults to a fresh `evt_…`. */
+  createDelivery<T extends string, D>(event: { type: T; data: D; id?: string }): Promise<WebhookDelivery<{ id: string; type: T; data: D }>> {
+    const made = this.#engine.event(event.type, event.data) as { id: string; type: T; data: D };
+    if (event.id !== undefined) made.id = event.id;
+    return this.#deliver(made);
+  }
+
+  /**
+   * POSTs a delivery to your webhook endpoint: a fetch-style handler `(request) => Response`
+   * (what `webhookHandler()` returns, a Hono app's `fetch`…) or a URL on 127.0.0.1 / localhost / [::1].
+   * Any other host is refused. Returns your endpoint's response.
+   */
+  deliver(delivery: WebhookDelivery<unknown>, target: WebhookTarget, options?: DeliverOptions): Promise<Response> {
+    return deliverWebhook(delivery, target, options);
+  }
+
+  // ------------------------------------------------------------ state
+
+  /** Changes a merchant's KYC state or suspension (a live key needs `kyc: 'approved'`; a suspended merchant gets 403). */
+  setMerchant(id: string, changes: { kyc?: MockKycStatus; suspended?: boolean }): void {
+    this.#engine.setMerchant(id, changes);
+  }
+
+  /** Adds resources to the partition of `apiKey` (default {@link apiKey}). */
+  seed(data: MockSeed, options: { apiKey?: string } = {}): void {
+    this.#engine.seed(data, options.apiKey ?? this.apiKey);
+  }
+
+  /** Forgets every resource, idempotency key, delivery, request and fault; re-applies the `seed` option. */
+  reset(): void {
+    this.#engine.reset();
+    this.#deliveries = [];
+    this.#requests = [];
+    this.#faults = [];
+  }
+
+  /** A payment as the mock holds it now (any merchant), or `undefined`. */
+  getPayment(uuid: string): Payment | undefined {
+    const found = this.#engine.findPayment(uuid);
+    return found && structuredClone(found.stored.data);
+  }
+
+  /** A checkout session as the mock holds it now, or `undefined`. */
+  getCheckoutSession(reference: string): CheckoutSession | undefined {
+    this.#engine.sweep();
+    const found = this.#engine.findSession(reference);
+    return found && structuredClone(found.stored.data);
+  }
+
+  /** A payout as the mock holds it now, or `undefined`. */
+  getPayout(id: string): Payout | undefined {
+    const found = this.#engine.findPayout(id);
+    return found && structuredClone(found.stored.data);
+  }
+
+  /** A payment link (by `uuid`, slug or `url`) as the mock holds it now, or `undefined`. */
+  getPaymentLink(id: string): PaymentLink | undefined {
+    const found = this.#engine.findLink(id);
+    return found && structuredClone(found.stored.data);
+  }
+
+  /** Keys and the webhook secret stay out of `JSON.stringify(mock)`. */
+  toJSON(): { baseUrl: string } {
+    return { baseUrl: this.baseUrl };
+  }
+
+  /** Keys and the webhook secret stay out of `util.inspect(mock)` / `console.log(mock)`. */
+  [Symbol.for('nodejs.util.inspect.custom')](): string {
+    return `MockService ${JSON.stringify({ baseUrl: this.baseUrl, keys: this.#engine.keys.length })}`;
+  }
+}
+
+/**
+ * Creates an in-process mock of the whole payments service (API.md "Testing kit").
+ *
+ * ```ts
+ * import { PaymentsClient } from 'payments-sdk';
+ * import { createMockService } from 'payments-sdk/testing';
+ *
+ * const mock = createMockService();
+ * const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch });
+ * const payment = await client.payments.create({ amount: 5000, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' });
+ * const delivery = await mock.settlePayment(payment.uuid); // { headers, body }, signed with mock.webhookSecret
+ * ```
+ */
+export function createMockService(options?: MockServiceOptions): MockService {
+  return new MockService(options);
+}
