@@ -3,6 +3,8 @@
  * lowercase hex (API.md "Webhooks"). Web Crypto only: this runs on Node, Bun, Deno and edge runtimes.
  */
 
+import { PaymentsError } from '../core/errors.js';
+
 /** A webhook body as received: text or raw bytes (a Node `Buffer` is a `Uint8Array`). */
 export type RawPayload = string | Uint8Array | ArrayBuffer;
 
@@ -10,11 +12,30 @@ const encoder = new TextEncoder();
 const keyCache = new Map<string, Promise<CryptoKey>>();
 const KEY_CACHE_MAX = 32;
 
-/** The payload as bytes, without copying when it already is bytes. */
-export function payloadBytes(payload: RawPayload): Uint8Array {
+/**
+ * The payload as bytes, without copying when it already is bytes; `undefined` when it is not a raw
+ * body at all (a parsed object, `null`...). Recognises typed arrays and `ArrayBuffer`s of another
+ * realm too (`vm` contexts, edge-runtime sandboxes), where `instanceof` fails.
+ */
+export function rawBytes(payload: unknown): Uint8Array | undefined {
   if (typeof payload === 'string') return encoder.encode(payload);
   if (payload instanceof Uint8Array) return payload;
-  return new Uint8Array(payload);
+  if (ArrayBuffer.isView(payload)) return new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength);
+  if (payload instanceof ArrayBuffer || Object.prototype.toString.call(payload) === '[object ArrayBuffer]') {
+    return new Uint8Array(payload as ArrayBuffer);
+  }
+  return undefined;
+}
+
+/** The payload as bytes, without copying when it already is bytes. Throws for anything but a raw body. */
+export function payloadBytes(payload: RawPayload): Uint8Array {
+  const bytes = rawBytes(payload);
+  if (bytes) return bytes;
+  // Signing `{}` as zero bytes would hand back a signature that never matches what is sent.
+  throw new PaymentsError(
+    `A webhook payload must be the raw body (string, Uint8Array/Buffer or ArrayBuffer), got ${payload === null ? 'null' : typeof payload}. ` +
+      'To sign an object, JSON.stringify it once and send that exact string.',
+  );
 }
 
 /** The HMAC key for a secret, imported once and reused (importKey dominates the cost of small bodies). */

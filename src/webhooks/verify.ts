@@ -1,16 +1,255 @@
-// PLACEHOLDER: replaced by the webhooks work (issue 4).
-import { PaymentsError } from '../core/errors.js';
-import type { WebhookEvent } from './events.js';
+/**
+ * Webhook verification (API.md "Webhooks"; service-api.md §5.1, §6.2). Web Crypto only, no `node:`
+ * import: `payments-sdk/webhooks` runs on Node, Bun, Deno, Cloudflare Workers and Vercel Edge.
+ *
+ * @module
+ */
+import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
+import { describe, toWebhookEvent, type WebhookEvent } from './events.js';
+import { hmacSha256, type RawPayload, rawBytes } from './sign.js';
+
+/** Header carrying the signature: lowercase hex HMAC-SHA256 of the raw body (service-api.md §6.2). */
+export const SIGNATURE_HEADER = 'x-service-signature';
+/** Header carrying the event type, which must equal the body's `type` when present (§6.2). */
+export const EVENT_HEADER = 'x-service-event';
+
+/**
+ * Request headers as frameworks hand them over: a Fetch `Headers` (Next.js, Hono, Bun, Deno,
+ * Workers) or a Node headers object (`req.headers` of Express and `node:http`). Names are matched
+ * in any case; array values (repeated headers) are accepted.
+ */
+export type WebhookHeaders = Headers | Record<string, string | readonly string[] | number | undefined>;
 
 /** Input of {@link verifyWebhook}. */
 export interface VerifyWebhookInput {
-  payload: string | Uint8Array | ArrayBuffer;
-  headers?: Headers | Record<string, string | string[] | undefined>;
-  signature?: string;
-  secret: string | string[];
+  /**
+   * The raw body, byte for byte as received: a string, a `Uint8Array` (a Node `Buffer` is one) or an
+   * `ArrayBuffer`. Not a parsed object: the signature covers the exact bytes, and
+   * `JSON.stringify(JSON.parse(body))` rarely gives them back.
+   */
+  payload: RawPayload;
+  /** The request headers; `X-Service-Signature` and `X-Service-Event` are read from them. */
+  headers?: WebhookHeaders;
+  /** The `X-Service-Signature` value, when you read it yourself. Wins over `headers`. */
+  signature?: string | null;
+  /**
+   * The endpoint's signing secret (`whsec_…`, service-api.md §5.1), or several: one per endpoint
+   * sharing this route, or the old and the new one while rotating. Any match is accepted.
+   */
+  secret: string | readonly string[];
 }
 
-/** Verifies a webhook delivery. */
-export async function verifyWebhook(_input: VerifyWebhookInput): Promise<WebhookEvent> {
-  throw new PaymentsError('not implemented yet');
+/**
+ * Verifies a webhook delivery and returns its typed event.
+ *
+ * - The signature is the HMAC-SHA256 of the raw body bytes keyed with the whole secret string,
+ *   compared in constant time against every secret given. Its hex is read in either case (the
+ *   service sends lowercase; the 32 bytes it encodes are what is compared).
+ * - `X-Service-Event`, when present, must equal the body's `type`.
+ * - `data` is validated: a {@link Payment} for `payment.succeeded` / `payment.failed`, a
+ *   {@link Payout} for `payout.*`. A type the SDK does not know yet is returned untouched as
+ *   `{ id, type, data }` (see {@link UnknownWebhookEvent}), never refused.
+ *
+ * @throws {@link WebhookVerificationError} with a `reason`: `missing_signature`,
+ * `malformed_signature`, `signature_mismatch`, `invalid_payload` (not the raw body, not JSON, not
+ * `{ id, type, data }`, or `data` of the wrong shape) or `event_type_mismatch`. Answer those with 400.
+ * @throws {@link PaymentsError} when `secret` is missing or empty: a configuration error, not a bad
+ * delivery (answer 500, so the service retries once it is fixed).
+ */
+export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookEvent> {
+  const secrets = checkSecrets(input?.secret, 'verifyWebhook');
+  const payload: unknown = input?.payload;
+  const bytes = rawBytes(payload);
+  // `String(req.body)` of a parsed body gives "[object Object]": refused for the same reason.
+  if (!bytes || payload === '[object Object]') throw new WebhookVerificationError('invalid_payload', notRawBodyMessage(payload));
+
+  const candidates = signatureCandidates(input);
+  if (candidates.length === 0) {
+    throw new WebhookVerificationError(
+      'missing_signature',
+      'No X-Service-Signature header: this request was not signed by the payments service (service-api.md §6.2). ' +
+        'If you read the header yourself, pass it as { signature }.',
+    );
+  }
+  const macs = candidates.map(fromHex).filter((mac): mac is Uint8Array => mac !== undefined);
+  if (macs.length === 0) throw new WebhookVerificationError('malformed_signature', malformedMessage(candidates));
+
+  // Every secret and every candidate is compared, with no early exit: the time taken says nothing
+  // about which secret matched or how many bytes of a forged signature were right.
+  const expected = await Promise.all(secrets.map((secret) => hmacSha256(bytes, secret)));
+  let matched = false;
+  for (const mac of expected) for (const candidate of macs) matched = constantTimeEqual(mac, candidate) || matched;
+  if (!matched) throw new WebhookVerificationError('signature_mismatch', mismatchMessage(secrets));
+
+  const body = parseBody(bytes);
+  const announced = firstHeader(input.headers, EVENT_HEADER)?.trim();
+  const type = typeof body === 'object' && body !== null ? (body as { type?: unknown }).type : undefined;
+  if (announced && typeof type === 'string' && announced !== type) {
+    throw new WebhookVerificationError(
+      'event_type_mismatch',
+      `The X-Service-Event header says ${quote(announced)} but the body's type is ${quote(type)} (service-api.md §6.2 sends the same value in both).`,
+    );
+  }
+  return toWebhookEvent(body) as WebhookEvent;
+}
+
+/**
+ * The secrets as a non-empty list of non-empty strings. A missing secret is a configuration error
+ * (a {@link PaymentsError}), never a bad delivery. Messages never print a secret.
+ */
+export function checkSecrets(secret: unknown, where: string): string[] {
+  const list: unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [];
+  const bad = list.findIndex((s) => typeof s !== 'string' || s.trim() === '');
+  if (list.length > 0 && bad === -1) return list as string[];
+  const got =
+    secret === undefined
+      ? 'nothing (is the environment variable set?)'
+      : Array.isArray(secret)
+        ? list.length === 0
+          ? 'an empty array'
+          : `${typeof list[bad] === 'string' ? 'a blank string' : describe(list[bad])} at index ${bad}`
+        : typeof secret === 'string'
+          ? 'a blank string'
+          : describe(secret);
+  return fail(
+    `${where}: \`secret\` must be the endpoint's signing secret ("whsec_…", shown once when the endpoint was created, ` +
+      `service-api.md §5.1) or a non-empty array of them; got ${got}.`,
+  );
+}
+
+function fail(message: string): never {
+  throw new PaymentsError(message);
+}
+
+/** Every value of a header, split on commas (a repeated header arrives joined with ", "). */
+export function headerValues(headers: unknown, name: string): string[] {
+  const raw: unknown[] = [];
+  try {
+    if (headers === null || typeof headers !== 'object') return [];
+    if (typeof Headers !== 'undefined' && headers instanceof Headers) raw.push(headers.get(name));
+    else if (headers instanceof Map) for (const [key, value] of headers) raw.push(sameName(key, name) ? value : undefined);
+    else if (typeof (headers as { get?: unknown }).get === 'function') raw.push((headers as Headers).get(name));
+    else for (const key of Object.keys(headers)) if (sameName(key, name)) raw.push((headers as Record<string, unknown>)[key]);
+  } catch {
+    // A headers object that throws when read (a hostile getter) simply carries no usable header.
+    return [];
+  }
+  const out: string[] = [];
+  for (const value of raw.flat()) {
+    if (typeof value !== 'string' && typeof value !== 'number') continue;
+    for (const part of String(value).split(',')) if (part.trim() !== '') out.push(part.trim());
+  }
+  return out;
+}
+
+function sameName(key: unknown, name: string): boolean {
+  return typeof key === 'string' && key.toLowerCase() === name;
+}
+
+function firstHeader(headers: unknown, name: string): string | undefined {
+  return headerValues(headers, name)[0];
+}
+
+function signatureCandidates(input: VerifyWebhookInput): string[] {
+  const given: unknown = input.signature;
+  if (given !== undefined && given !== null) {
+    // A value read from a header by hand may still carry a repeated header joined with ", ".
+    if (typeof given !== 'string') {
+      throw new WebhookVerificationError('malformed_signature', `Malformed signature: \`signature\` must be a string, got ${describe(given)}.`);
+    }
+    return given.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  }
+  return headerValues(input.headers, SIGNATURE_HEADER);
+}
+
+const HEX64 = /^[0-9a-fA-F]{64}$/;
+
+/** The 32 bytes of a 64-hex-digit signature, or `undefined` when it is not one. */
+function fromHex(text: string): Uint8Array | undefined {
+  if (!HEX64.test(text)) return undefined;
+  const out = new Uint8Array(32);
+  for (let i = 0; i < 32; i++) out[i] = Number.parseInt(text.slice(i * 2, i * 2 + 2), 16);
+  return out;
+}
+
+/** Byte comparison whose time depends only on the length (public: always 32 here). */
+export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  let diff = 0;
+  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
+  return diff === 0;
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+function parseBody(bytes: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    throw new WebhookVerificationError('invalid_payload', 'Invalid webhook payload: the body is not UTF-8 text.');
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new WebhookVerificationError('invalid_payload', 'Invalid webhook payload: the body is not JSON (service-api.md §6.2).');
+  }
+}
+
+/** How to keep the raw body, framework by framework: the most common webhook integration bug. */
+export const RAW_BODY_HELP =
+  'Signature verification needs the raw request body, byte for byte as received: ' +
+  "in Express, mount `express.raw({ type: 'application/json' })` on the webhook route (before any `express.json()`), " +
+  'or use `expressWebhook()`, which reads the body itself; ' +
+  'in Next.js (App Router) and other fetch-style handlers, pass `await request.text()` (never `request.json()`), ' +
+  'or use `webhookHandler()`; in Hono, pass `c.req.raw` to `webhookHandler()` or `await c.req.text()` to `verifyWebhook()`.';
+
+function notRawBodyMessage(payload: unknown): string {
+  if (payload === undefined || payload === null) return `No webhook payload was given (got ${String(payload)}). ${RAW_BODY_HELP}`;
+  if (payload === '[object Object]') return `The webhook payload is the text "[object Object]": a parsed body was turned into a string. ${RAW_BODY_HELP}`;
+  const what = describe(payload);
+  const parsed = typeof payload === 'object' ? ' It looks like a body already parsed as JSON; re-serialising it would not give the signed bytes back.' : '';
+  return `The webhook payload must be the raw body (string, Uint8Array/Buffer or ArrayBuffer), got ${what}.${parsed} ${RAW_BODY_HELP}`;
+}
+
+function malformedMessage(candidates: string[]): string {
+  const first = candidates[0] ?? '';
+  const shape =
+    first.length !== 64
+      ? `got ${candidates.length > 1 ? `${candidates.length} values, the first of ` : ''}${first.length} character${first.length === 1 ? '' : 's'}`
+      : 'got 64 characters that are not all hexadecimal digits';
+  const prefix = /^[a-z0-9]+=/i.test(first) ? ' Pass the value without a "name=" prefix.' : '';
+  return `Malformed X-Service-Signature: it must be 64 hexadecimal characters, an HMAC-SHA256 (service-api.md §6.2); ${shape}.${prefix}`;
+}
+
+function mismatchMessage(secrets: string[]): string {
+  const tried = secrets.length > 1 ? ` under any of the ${secrets.length} secrets given` : ' under the secret given';
+  const hints: string[] = [];
+  secrets.forEach((secret, i) => {
+    const which = secrets.length > 1 ? `secret #${i + 1}` : 'the secret';
+    if (secret !== secret.trim()) {
+      hints.push(
+        `Note: ${which} has leading or trailing whitespace, often a newline copied into an environment variable; the whole string is the key, so trim it.`,
+      );
+    }
+    const trimmed = secret.trim();
+    if (!trimmed.startsWith('whsec_')) {
+      const looksLikeKey = /^(sk|pk)_/.test(trimmed) || /_(live|test|sandbox)_/.test(trimmed);
+      hints.push(
+        looksLikeKey
+          ? `Note: ${which} does not start with "whsec_" and looks like an API key; use the endpoint's signing secret instead.`
+          : `Note: ${which} does not start with "whsec_": is it the endpoint's signing secret?`,
+      );
+    }
+  });
+  return (
+    `Webhook signature mismatch: X-Service-Signature is not the HMAC-SHA256 of this body${tried}. ` +
+    'Check that the payload is the raw body exactly as received (a parsed and re-serialised body never matches), ' +
+    "and that the secret is this endpoint's own signing secret (each endpoint has its own, service-api.md §5.1, §6.1)." +
+    (hints.length > 0 ? ` ${hints.join(' ')}` : '')
+  );
+}
+
+function quote(value: string): string {
+  return JSON.stringify(value.length > 80 ? `${value.slice(0, 77)}...` : value);
 }

@@ -1,0 +1,201 @@
+/**
+ * Deduplication of webhook deliveries on the event `id` (service-api.md §6.4: "an event may be
+ * delivered more than once; receivers deduplicate on `id`"). The handlers of this entry claim an id
+ * before calling `onEvent`, complete it once `onEvent` resolved, and release it when it threw so
+ * the service's retry is processed.
+ *
+ * @module
+ */
+import { PaymentsError } from '../core/errors.js';
+
+/**
+ * Where the handlers remember which event ids were handled. The default is
+ * {@link memoryDedupeStore} (one process); {@link redisDedupeStore} serves several instances.
+ * Any shared store works: implement `claim` and `release` (and, better, `complete` and `isComplete`).
+ */
+export interface WebhookDedupeStore {
+  /**
+   * Atomically marks `id` as being handled. `true`: this delivery handles it. `false`: it is already
+   * handled or in flight elsewhere, and `onEvent` is not called again.
+   */
+  claim(id: string): Promise<boolean>;
+  /** Forgets a claim after `onEvent` threw, so the service's next attempt is processed. */
+  release(id: string): Promise<void>;
+  /**
+   * Optional: marks `id` handled for good, after `onEvent` resolved. A store that implements it can
+   * hold a claim only briefly while in flight (a lease), so an instance that dies in the middle of
+   * `onEvent` does not swallow the service's retries; without it a claim lasts the store's full TTL.
+   */
+  complete?(id: string): Promise<void>;
+  /**
+   * Optional: `true` when `id` was completed, `false` while it is only in flight. When a claim fails
+   * and this says `false`, the delivery is answered 409 rather than 200, so the service tries again
+   * later instead of counting the event delivered while the first attempt may still fail.
+   */
+  isComplete?(id: string): Promise<boolean>;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+/**
+ * In-flight lease: three times the 10 s the service waits for an answer, and shorter than the one
+ * minute between its attempts (service-api.md §6.4), so a retry after a crash always finds it gone.
+ */
+const LEASE_MS = 30_000;
+
+/** Options of {@link memoryDedupeStore}. */
+export interface MemoryDedupeStoreOptions {
+  /** How long a handled id is remembered, in ms. Default 24 h (the service retries for less). */
+  ttlMs?: number;
+  /** How many ids are kept at most; the oldest is forgotten first. Default 10 000. */
+  max?: number;
+  /** How long an id stays claimed while `onEvent` runs, in ms. Default 30 s. */
+  leaseMs?: number;
+}
+
+/**
+ * The default store: a bounded map in this process's memory (ids are evicted after `ttlMs`, or
+ * oldest first beyond `max`). Enough for one instance; behind a load balancer use
+ * {@link redisDedupeStore}, since each instance has its own memory.
+ */
+export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): WebhookDedupeStore {
+  const ttlMs = positiveInt(options.ttlMs, DAY_MS, 'memoryDedupeStore: ttlMs');
+  const max = positiveInt(options.max, 10_000, 'memoryDedupeStore: max');
+  const leaseMs = Math.min(positiveInt(options.leaseMs, LEASE_MS, 'memoryDedupeStore: leaseMs'), ttlMs);
+  // Every change re-inserts its entry, so the Map's order is the order of last change: the oldest
+  // entries, the first to expire or to be evicted beyond `max`, are at the front. Each write drops
+  // expired entries from the front (amortised O(1)); a lookup drops its own entry once expired.
+  const entries = new Map<string, { done: boolean; expiresAt: number }>();
+
+  const live = (id: string, now: number) => {
+    const entry = entries.get(id);
+    if (entry && entry.expiresAt <= now) entries.delete(id);
+    return entry && entry.expiresAt > now ? entry : undefined;
+  };
+  const put = (id: string, done: boolean, now: number) => {
+    entries.delete(id);
+    for (const [key, entry] of entries) {
+      if (entries.size < max && entry.expiresAt > now) break;
+      entries.delete(key);
+    }
+    entries.set(id, { done, expiresAt: now + (done ? ttlMs : leaseMs) });
+  };
+
+  return {
+    async claim(id) {
+      const now = Date.now();
+      if (live(id, now)) return false;
+      put(id, false, now);
+      return true;
+    },
+    async release(id) {
+      entries.delete(id);
+    },
+    async complete(id) {
+      put(id, true, Date.now());
+    },
+    async isComplete(id) {
+      return live(id, Date.now())?.done === true;
+    },
+  };
+}
+
+/**
+ * The `SET` options of node-redis v5/v6 (`expiration`, `condition`), with the v4 spelling (`PX`,
+ * `NX`) alongside: v4 ignores the new keys and v6 prefers them, so one object works on both.
+ */
+export interface NodeRedisSetOptions {
+  expiration: { type: 'PX'; value: number };
+  condition?: 'NX';
+  PX: number;
+  NX?: true;
+}
+
+/** The part of a node-redis (v4–v6) client, or cluster, that {@link redisDedupeStore} uses. */
+export interface NodeRedisLikeClient {
+  set(key: string, value: string, options: NodeRedisSetOptions): Promise<unknown>;
+  get(key: string): Promise<unknown>;
+  del(key: string): Promise<unknown>;
+  sendCommand: unknown;
+}
+
+/** The part of an ioredis (v5–v6) client, or cluster, that {@link redisDedupeStore} uses. */
+export interface IORedisLikeClient {
+  set(key: string, value: string, px: 'PX', milliseconds: number, nx: 'NX'): Promise<unknown>;
+  set(key: string, value: string, px: 'PX', milliseconds: number): Promise<unknown>;
+  get(key: string): Promise<unknown>;
+  del(key: string): Promise<unknown>;
+  call: unknown;
+}
+
+/** Options of {@link redisDedupeStore}. */
+export interface RedisDedupeStoreOptions {
+  /** Key prefix. Default `payments-sdk:webhook:`. */
+  prefix?: string;
+  /** How long a handled id is remembered, in ms. Default 24 h (the service retries for less). */
+  ttlMs?: number;
+  /** How long an id stays claimed while `onEvent` runs, in ms. Default 30 s. */
+  leaseMs?: number;
+}
+
+/**
+ * A store shared by every instance, on Redis. Pass a connected node-redis (`createClient()`) or
+ * ioredis (`new Redis()`) client, or cluster; which one it is is recognised from the client itself
+ * (ioredis has `call`, node-redis has `sendCommand`), and the SDK depends on neither.
+ *
+ * Commands: `SET key processing NX PX leaseMs` to claim, `SET key done PX ttlMs` to complete,
+ * `GET key` to tell a handled id from one in flight, `DEL key` to release. For another client
+ * (Upstash, a cluster proxy...) implement {@link WebhookDedupeStore} with the same commands.
+ */
+export function redisDedupeStore(client: NodeRedisLikeClient | IORedisLikeClient, options: RedisDedupeStoreOptions = {}): WebhookDedupeStore {
+  const prefix = options.prefix ?? 'payments-sdk:webhook:';
+  if (typeof prefix !== 'string') throw new PaymentsError('redisDedupeStore: prefix must be a string.');
+  const ttlMs = positiveInt(options.ttlMs, DAY_MS, 'redisDedupeStore: ttlMs');
+  const leaseMs = Math.min(positiveInt(options.leaseMs, LEASE_MS, 'redisDedupeStore: leaseMs'), ttlMs);
+  const set = redisSet(client);
+  const key = (id: string) => `${prefix}${id}`;
+  return {
+    async claim(id) {
+      // `SET … NX` answers OK when it set the key, null when the key exists: atomic across instances.
+      return (await set(key(id), 'processing', leaseMs, true)) != null;
+    },
+    async release(id) {
+      await client.del(key(id));
+    },
+    async complete(id) {
+      await set(key(id), 'done', ttlMs, false);
+    },
+    async isComplete(id) {
+      return String(await client.get(key(id))) === 'done';
+    },
+  };
+}
+
+type RedisSet = (key: string, value: string, ttlMs: number, onlyIfAbsent: boolean) => Promise<unknown>;
+
+function redisSet(client: unknown): RedisSet {
+  const c = client as Partial<IORedisLikeClient & NodeRedisLikeClient> | null;
+  const usable = c !== null && typeof c === 'object' && ['set', 'get', 'del'].every((m) => typeof (c as Record<string, unknown>)[m] === 'function');
+  if (usable && typeof c.call === 'function') {
+    const io = c as IORedisLikeClient;
+    return (key, value, ttlMs, nx) => (nx ? io.set(key, value, 'PX', ttlMs, 'NX') : io.set(key, value, 'PX', ttlMs));
+  }
+  if (usable && typeof c.sendCommand === 'function') {
+    const node = c as NodeRedisLikeClient;
+    return (key, value, ttlMs, nx) =>
+      node.set(key, value, nx ? { expiration: { type: 'PX', value: ttlMs }, condition: 'NX', PX: ttlMs, NX: true } : { expiration: { type: 'PX', value: ttlMs }, PX: ttlMs });
+  }
+  // Guessing the calling convention of an unknown client could drop `NX` silently, and every
+  // delivery would then be "first": refuse instead.
+  throw new PaymentsError(
+    'redisDedupeStore: pass a node-redis or ioredis client (or cluster). For another Redis client, implement ' +
+      'WebhookDedupeStore ({ claim, release, complete, isComplete }) with SET NX PX, GET and DEL.',
+  );
+}
+
+function positiveInt(value: unknown, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    throw new PaymentsError(`${name} must be a positive integer, got ${typeof value === 'number' ? value : typeof value}.`);
+  }
+  return value;
+}

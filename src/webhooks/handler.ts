@@ -1,0 +1,283 @@
+/**
+ * Ready-made webhook endpoints (API.md "Webhooks"; service-api.md §6.2, §6.4): verify, deduplicate
+ * on `id`, dispatch, and answer with the status the service acts on. {@link webhookHandler} is the
+ * fetch-style one; `expressWebhook` (./express.ts) wraps the same core for Express and `node:http`.
+ *
+ * @module
+ */
+import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
+import { readEnv } from '../internal/runtime.js';
+import { memoryDedupeStore, type WebhookDedupeStore } from './dedupe.js';
+import type { PaymentEventType, PaymentWebhookEvent, PayoutEventType, PayoutWebhookEvent, UnknownWebhookEvent, WebhookEvent } from './events.js';
+import { checkSecrets, RAW_BODY_HELP, verifyWebhook } from './verify.js';
+
+/**
+ * Handlers by event type. Each gets its event typed. `'payout.*'` receives every payout event
+ * without a handler of its own (the payout type names are not documented yet, service-api.md §6.3).
+ */
+export type WebhookEventHandlers = {
+  [T in PaymentEventType]?: (event: PaymentWebhookEvent<T>) => unknown;
+} & {
+  [T in PayoutEventType]?: (event: PayoutWebhookEvent) => unknown;
+};
+
+/** What {@link WebhookHandlerOptions.onError} is told about a delivery answered with an error. */
+export interface WebhookErrorInfo {
+  /** The HTTP status answered: 400, 409, 413 or 500. */
+  status: number;
+  /** The verification failure, when the status is 400. */
+  reason?: WebhookVerificationError['reason'];
+  /** The event, when it was verified. */
+  event?: WebhookEvent;
+}
+
+/** Options of {@link webhookHandler} and `expressWebhook`. */
+export interface WebhookHandlerOptions {
+  /**
+   * The endpoint's signing secret (`whsec_…`), or several (endpoints sharing this route, rotation).
+   * Default: env `PAYMENTS_WEBHOOK_SECRET`, read at each request (so a build without it does not
+   * fail). A missing secret answers 500, so the service retries once it is set.
+   */
+  secret?: string | readonly string[];
+  /**
+   * Called once per event (per `id`). Resolve when the event is durably handled: the answer is then
+   * 200. Throw (or reject) to answer 500 and have the service deliver it again (up to 5 attempts,
+   * service-api.md §6.4). The service waits 10 s for the answer: hand long work to a queue.
+   * Receives every event without a handler in `on`, including types the SDK does not know yet.
+   */
+  onEvent?: (event: WebhookEvent) => unknown;
+  /** Handlers by event type, each with its event typed; `onEvent` receives the others. */
+  on?: WebhookEventHandlers;
+  /**
+   * Where handled ids are remembered. Default: a {@link memoryDedupeStore} of this handler (one
+   * process). Several instances: a {@link redisDedupeStore}. `false` turns deduplication off.
+   */
+  dedupe?: WebhookDedupeStore | false;
+  /**
+   * Told about every delivery answered with an error status, with the full reason (the answer
+   * itself stays terse). Default: `console.error` for 500, `console.warn` for the others. Never
+   * given a secret.
+   */
+  onError?: (error: unknown, info: WebhookErrorInfo) => void;
+  /** Largest body accepted, in bytes; a larger one is answered 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+}
+
+/** An answer, independent of the framework. */
+export interface WebhookResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Why a body could not be read: answered 400 (already consumed or parsed) or 413 (too large). */
+export type BodyProblem = { status: 400; message: string } | { status: 413 };
+
+const PUBLIC_REASON_MESSAGE: Record<WebhookVerificationError['reason'], string | undefined> = {
+  missing_signature: 'Missing X-Service-Signature header.',
+  malformed_signature: 'Malformed X-Service-Signature header.',
+  // The full message may carry hints about the configured secret: they go to onError only.
+  signature_mismatch: 'Webhook signature mismatch.',
+  invalid_payload: undefined,
+  event_type_mismatch: undefined,
+};
+
+const MAX_BODY_BYTES = 1024 * 1024;
+
+/** The framework-independent core of both handlers. */
+export interface WebhookCore {
+  /** Largest body accepted, in bytes. */
+  maxBodyBytes: number;
+  /** Answers a delivery, given its method, raw body (or why it is missing) and headers. */
+  handle(method: string | undefined, body: Uint8Array | BodyProblem, headers: unknown): Promise<WebhookResponse>;
+}
+
+/** Checks the options once and returns the core that answers deliveries. */
+export function createWebhookCore(options: WebhookHandlerOptions, where: string): WebhookCore {
+  if (options === null || typeof options !== 'object') throw new PaymentsError(`${where}: pass { secret, onEvent } or { secret, on }.`);
+  const { onEvent, on } = options;
+  if (onEvent !== undefined && typeof onEvent !== 'function') throw new PaymentsError(`${where}: onEvent must be a function.`);
+  if (on !== undefined && (on === null || typeof on !== 'object')) throw new PaymentsError(`${where}: on must be an object of handlers by event type.`);
+  const handlers = (on ?? {}) as Record<string, unknown>;
+  for (const [type, fn] of Object.entries(handlers)) {
+    if (typeof fn !== 'function') throw new PaymentsError(`${where}: on[${JSON.stringify(type)}] must be a function.`);
+  }
+  if (!onEvent && Object.keys(handlers).length === 0) {
+    throw new PaymentsError(`${where}: give onEvent, or handlers by type in on, or both: an endpoint that handles nothing would acknowledge every event.`);
+  }
+  // A secret given explicitly is checked now (a typo fails at startup); the environment variable
+  // is read per request, so that a build step without it does not throw.
+  if (options.secret !== undefined) checkSecrets(options.secret, where);
+  const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? memoryDedupeStore());
+  if (dedupe && (typeof dedupe.claim !== 'function' || typeof dedupe.release !== 'function')) {
+    throw new PaymentsError(`${where}: dedupe must be a WebhookDedupeStore ({ claim, release }) or false.`);
+  }
+  const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw new PaymentsError(`${where}: maxBodyBytes must be a positive integer.`);
+  const report = options.onError ?? defaultOnError;
+  const tell = (error: unknown, info: WebhookErrorInfo) => {
+    try {
+      report(error, info);
+    } catch {
+      // A failing logger must not change the answer the service gets.
+    }
+  };
+
+  const handlerOf = (event: WebhookEvent | UnknownWebhookEvent) =>
+    (handlers[event.type] ?? (event.type.startsWith('payout.') ? handlers['payout.*'] : undefined) ?? onEvent) as
+      | ((event: unknown) => unknown)
+      | undefined;
+
+  return {
+    maxBodyBytes,
+    async handle(method, body, headers) {
+      // §6.2: deliveries are POSTs. Anything else is not the service.
+      if ((method ?? '').toUpperCase() !== 'POST') {
+        return answer(405, { error: 'Method not allowed: webhook deliveries are POST requests.' }, { allow: 'POST' });
+      }
+      if (!(body instanceof Uint8Array)) {
+        if (body.status === 413) {
+          tell(new PaymentsError(`Webhook body larger than maxBodyBytes (${maxBodyBytes}).`), { status: 413 });
+          return answer(413, { error: `Payload too large (over ${maxBodyBytes} bytes).` });
+        }
+        const error = new WebhookVerificationError('invalid_payload', body.message);
+        tell(error, { status: 400, reason: error.reason });
+        return answer(400, { error: error.message, reason: error.reason });
+      }
+
+      let event: WebhookEvent;
+      try {
+        const secret = options.secret ?? readEnv('PAYMENTS_WEBHOOK_SECRET');
+        event = await verifyWebhook({ payload: body, headers: headers as Headers, secret: checkSecrets(secret, where) });
+      } catch (error) {
+        if (error instanceof WebhookVerificationError) {
+          tell(error, { status: 400, reason: error.reason });
+          return answer(400, { error: PUBLIC_REASON_MESSAGE[error.reason] ?? error.message, reason: error.reason });
+        }
+        // A configuration error (no secret): 500, so the service retries once it is fixed.
+        tell(error, { status: 500 });
+        return answer(500, { error: 'Webhook endpoint misconfigured.' });
+      }
+
+      const handler = handlerOf(event);
+      // No handler for this type: acknowledge, or the service would retry an event nobody wants.
+      if (!handler) return answer(200, { received: true });
+
+      const id = event.id;
+      if (dedupe) {
+        try {
+          if (!(await dedupe.claim(id))) {
+            // In flight elsewhere (not yet complete): 409 keeps the service retrying, in case that
+            // attempt fails; a 200 would count the event delivered (§6.4).
+            if (dedupe.isComplete && !(await dedupe.isComplete(id))) {
+              tell(new PaymentsError(`Webhook event ${id} is already being handled; answered 409 so the service retries later.`), { status: 409, event });
+              return answer(409, { error: 'This event is being handled; retry later.' }, { 'retry-after': '60' });
+            }
+            return answer(200, { received: true, duplicate: true });
+          }
+        } catch (error) {
+          tell(error, { status: 500, event });
+          return answer(500, { error: 'Deduplication store unavailable.' });
+        }
+      }
+
+      try {
+        await handler(event);
+      } catch (error) {
+        if (dedupe) await dedupe.release(id).catch((releaseError: unknown) => tell(releaseError, { status: 500, event }));
+        tell(error, { status: 500, event });
+        // The merchant's error stays in the logs: its message may hold anything.
+        return answer(500, { error: 'The webhook handler failed; the service will retry.' });
+      }
+      if (dedupe?.complete) await dedupe.complete(id).catch((completeError: unknown) => tell(completeError, { status: 200, event }));
+      return answer(200, { received: true });
+    },
+  };
+}
+
+function answer(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): WebhookResponse {
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body: JSON.stringify(body) };
+}
+
+function defaultOnError(error: unknown, info: WebhookErrorInfo): void {
+  const about = info.event ? ` (event ${info.event.id}, ${info.event.type})` : '';
+  const message = error instanceof Error ? error.message : String(error);
+  if (info.status >= 500) console.error(`[payments-sdk] webhook answered ${info.status}${about}:`, error);
+  else console.warn(`[payments-sdk] webhook answered ${info.status}${about}: ${message}`);
+}
+
+/** The message for a body that a framework already read or parsed. */
+export function consumedBodyMessage(what: string): string {
+  return `${what} ${RAW_BODY_HELP}`;
+}
+
+/**
+ * A webhook endpoint for fetch-style frameworks: Next.js route handlers (App Router), Hono
+ * (`c.req.raw`), Bun.serve, Deno.serve, Cloudflare Workers, Vercel Edge.
+ *
+ * ```ts
+ * // app/api/webhooks/route.ts
+ * export const POST = webhookHandler({
+ *   secret: process.env.PAYMENTS_WEBHOOK_SECRET,
+ *   on: { 'payment.succeeded': async (event) => fulfil(event.data.uuid) },
+ * });
+ * ```
+ * Answers 200 once the handler resolved (or for an `id` already handled: the handler is not called
+ * again), 400 `{ error, reason }` for a delivery that fails verification, 500 when the handler threw
+ * (the service retries, service-api.md §6.4), 405 for a method other than POST, 413 beyond
+ * `maxBodyBytes`. Pass the request untouched: the signature covers the raw body.
+ */
+export function webhookHandler(options: WebhookHandlerOptions): (request: Request) => Promise<Response> {
+  const core = createWebhookCore(options, 'webhookHandler');
+  return async (request) => {
+    const method = request.method;
+    const body = method.toUpperCase() === 'POST' ? await readRequestBody(request, core.maxBodyBytes) : new Uint8Array();
+    const result = await core.handle(method, body, request.headers);
+    return new Response(result.body, { status: result.status, headers: result.headers });
+  };
+}
+
+async function readRequestBody(request: Request, max: number): Promise<Uint8Array | BodyProblem> {
+  if (request.bodyUsed) {
+    return {
+      status: 400,
+      message: consumedBodyMessage(
+        'The request body was already read (request.json(), request.text() or a validator ran before the webhook handler): pass the untouched request, or request.clone().',
+      ),
+    };
+  }
+  const declared = Number(request.headers.get('content-length'));
+  if (declared > max) return { status: 413 };
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > max) {
+        await reader.cancel().catch(() => {});
+        return { status: 413 };
+      }
+      chunks.push(value);
+    }
+  } catch {
+    // The sender went away mid-body: whatever is answered, nobody reads it.
+    return { status: 400, message: 'The request body could not be read to its end.' };
+  }
+  return concat(chunks, size);
+}
+
+/** Joins chunks into one array. */
+export function concat(chunks: readonly Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1 && chunks[0]) return chunks[0];
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
