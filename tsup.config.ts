@@ -1,8 +1,9 @@
 import { defineConfig } from 'tsup';
 
-// One build for the three public entries (API.md "Package"): ESM + CommonJS + .d.ts each.
-// `payments-sdk/webhooks` must not pull in the HTTP client, so chunks are split per entry
-// and nothing under src/webhooks imports src/core/client.
+// One build for the three public entries (API.md "Package"): ESM + CommonJS + .d.ts/.d.cts each,
+// matching package.json `exports` (checked by `npm run check:package`: publint + attw on the tarball).
+// `payments-sdk/webhooks` must not pull in the HTTP client, so chunks are split per entry and nothing
+// under src/webhooks imports src/core/client (checked by `npm run size` on the built files).
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
@@ -12,10 +13,19 @@ export default defineConfig({
   format: ['esm', 'cjs'],
   dts: true,
   clean: true,
+  // Maps (with sources inlined) so a merchant's stack trace points at readable SDK code.
   sourcemap: true,
+  // Not minified: the merchant's bundler minifies; readable dist is easier to audit and debug.
+  minify: false,
+  // Node 22+ (engines), Bun, Deno and edge runtimes all run ES2022 natively.
   target: 'es2022',
   platform: 'neutral',
   treeshake: true,
   splitting: true,
-  external: ['msw', 'ky', 'zod'],
+  // Dependencies and the optional msw peer stay imports (a subpath such as `zod/mini` included), and
+  // so do Node builtins (platform 'neutral' does not know them; only src/testing may import them).
+  external: ['msw', 'ky', 'zod', /^node:/],
+  // tsup strips `node:` by default (for Node < 14.18). Keep it: Deno, Bun and Workers' nodejs_compat
+  // resolve `node:http` reliably, a bare `http` not always.
+  removeNodeProtocol: false,
 });

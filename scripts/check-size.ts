@@ -8,6 +8,8 @@
  * Exits non-zero when a budget is exceeded, when the webhooks entry pulls in ky, or when a bundle
  * fails to build. 1 KB = 1000 bytes here (the stricter reading of "KB").
  */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
@@ -137,6 +139,38 @@ async function measure(c: Case): Promise<Row> {
   return { label: c.label, minified, gzip, budget: c.budget, ok, notes };
 }
 
+/**
+ * The packages a built entry loads WITHOUT a bundler (Node, Bun, Deno import dist/ as is): its
+ * static imports/requires, followed through the local chunks. Tree-shaking hides an unused import
+ * from the bundle check above, but Node would still load it; this catches that.
+ */
+function packagesLoadedBy(entry: string): Set<string> {
+  const packages = new Set<string>();
+  const seen = new Set<string>();
+  const pending = [join(root, entry)];
+  const specifier = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"]([^'"]+)['"]/g;
+  for (let file = pending.pop(); file !== undefined && seen.size < 500; file = pending.pop()) {
+    if (seen.has(file)) continue;
+    seen.add(file);
+    const code = readFileSync(file, 'utf8').replace(/\/\/# sourceMappingURL=.*$/gm, '');
+    for (const match of code.matchAll(specifier)) {
+      const target = match[1] as string;
+      if (target.startsWith('.')) pending.push(join(dirname(file), target));
+      else packages.add(target);
+    }
+  }
+  return packages;
+}
+
+/** The files package.json `exports` maps a subpath to, per condition (import / require). */
+function exportTargets(subpath: string): string[] {
+  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+    exports: Record<string, Record<string, { default: string }>>;
+  };
+  const conditions = manifest.exports[subpath] ?? {};
+  return Object.values(conditions).map((target) => target.default);
+}
+
 const kb = (bytes: number) => `${(bytes / 1000).toFixed(2)} KB`;
 
 const rows: Row[] = [];
@@ -146,6 +180,26 @@ for (const c of cases) {
   } catch (error) {
     rows.push({ label: c.label, minified: 0, gzip: 0, budget: c.budget, ok: false, notes: [`bundle failed: ${String(error)}`] });
   }
+}
+
+// Unbundled: `payments-sdk/webhooks` as Node/Bun/Deno load it, through ESM and CJS.
+for (const target of exportTargets('./webhooks')) {
+  let packages: string[];
+  try {
+    packages = [...packagesLoadedBy(target)];
+  } catch (error) {
+    rows.push({ label: `unbundled ${target}`, minified: 0, gzip: 0, budget: null, ok: false, notes: [`cannot read: ${String(error)}`] });
+    continue;
+  }
+  const ky = packages.filter((name) => name === 'ky' || name.startsWith('ky/'));
+  rows.push({
+    label: `unbundled ${target}`,
+    minified: 0,
+    gzip: 0,
+    budget: null,
+    ok: ky.length === 0,
+    notes: [`loads ${packages.join(', ') || 'no package'}${ky.length > 0 ? ': ky must not be loaded by the webhooks entry' : ''}`],
+  });
 }
 
 const header = ['import', 'minified', 'gzip', 'budget (gzip)', 'result'];
