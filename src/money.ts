@@ -6,9 +6,32 @@ import { PaymentsError } from './core/errors.js';
 
 // ISO 4217 minor-unit exponents that are not 2. Every other code has 2 (GHS, NGN, KES, USD, EUR...).
 const EXPONENTS: Record<string, number> = {
-  BIF: 0, CLP: 0, DJF: 0, GNF: 0, ISK: 0, JPY: 0, KMF: 0, KRW: 0, PYG: 0, RWF: 0, UGX: 0, UYI: 0, VND: 0, VUV: 0, XAF: 0, XOF: 0, XPF: 0,
-  BHD: 3, IQD: 3, JOD: 3, KWD: 3, LYD: 3, OMR: 3, TND: 3,
-  CLF: 4, UYW: 4,
+  BIF: 0,
+  CLP: 0,
+  DJF: 0,
+  GNF: 0,
+  ISK: 0,
+  JPY: 0,
+  KMF: 0,
+  KRW: 0,
+  PYG: 0,
+  RWF: 0,
+  UGX: 0,
+  UYI: 0,
+  VND: 0,
+  VUV: 0,
+  XAF: 0,
+  XOF: 0,
+  XPF: 0,
+  BHD: 3,
+  IQD: 3,
+  JOD: 3,
+  KWD: 3,
+  LYD: 3,
+  OMR: 3,
+  TND: 3,
+  CLF: 4,
+  UYW: 4,
 };
 
 /** The ISO 4217 exponent of `currency`: 0 for XOF/XAF, 2 for GHS, 3 for TND... */
@@ -24,7 +47,8 @@ export function currencyExponent(currency: string): number {
  */
 export function toMinorUnits(major: number, currency: string): number {
   const exponent = currencyExponent(currency);
-  if (typeof major !== 'number' || !Number.isFinite(major)) throw new PaymentsError(`toMinorUnits: amount must be a finite number, got ${String(major)}.`);
+  if (typeof major !== 'number' || !Number.isFinite(major))
+    throw new PaymentsError(`toMinorUnits: amount must be a finite number, got ${String(major)}.`);
   const scaled = major * 10 ** exponent;
   const minor = Math.round(scaled) || 0;
   // Float noise (19.99 × 100 = 1998.9999…, or 0.1 + 0.2 = 0.30000000000000004) is a few units in
@@ -42,7 +66,8 @@ export function toMinorUnits(major: number, currency: string): number {
 /** Minor units → major units: `fromMinorUnits(1250, 'GHS')` is `12.5`; `fromMinorUnits(5000, 'XOF')` is `5000`. */
 export function fromMinorUnits(minor: number, currency: string): number {
   const exponent = currencyExponent(currency);
-  if (!Number.isSafeInteger(minor)) throw new PaymentsError(`fromMinorUnits: amount must be an integer in minor units, got ${String(minor)}.`);
+  if (!Number.isSafeInteger(minor))
+    throw new PaymentsError(`fromMinorUnits: amount must be an integer in minor units, got ${String(minor)}.`);
   return exponent === 0 ? minor : minor / 10 ** exponent;
 }
 

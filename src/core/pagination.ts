@@ -4,9 +4,10 @@
  * goes to the configured base URL, so the API key never leaves for the host (or the plain-http
  * scheme) a link names.
  */
+
+import type { ListEnvelope, PageLinks, PageMeta } from '../schemas/shared.js';
 import { APIPromise, type WithResponse } from './api-promise.js';
 import { PaymentsError } from './errors.js';
-import type { ListEnvelope, PageLinks, PageMeta } from '../schemas/shared.js';
 
 /** How a page fetches the page after it: given the `links.next` it read, returns that page. @internal */
 export type FetchPage<T> = (nextLink: string) => Promise<WithResponse<Page<T>>>;
@@ -41,7 +42,9 @@ export class Page<T> {
       return new APIPromise(Promise.reject(new PaymentsError('This is the last page: links.next is null. Check hasNextPage() first.')));
     }
     if (!parseLink(next)) {
-      return new APIPromise(Promise.reject(new PaymentsError(`links.next is not a URL (${JSON.stringify(next)}): the service sent a malformed page link.`)));
+      return new APIPromise(
+        Promise.reject(new PaymentsError(`links.next is not a URL (${JSON.stringify(next)}): the service sent a malformed page link.`)),
+      );
     }
     return new APIPromise(this.#fetchPage(next));
   }
@@ -75,7 +78,9 @@ export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable
       const next = page.links.next as string;
       const key = requestKey(next);
       if (visited.has(key)) {
-        throw new PaymentsError(`Pagination stopped: links.next (${next}) was already visited in this walk; the service is returning a loop.`);
+        throw new PaymentsError(
+          `Pagination stopped: links.next (${next}) was already visited in this walk; the service is returning a loop.`,
+        );
       }
       visited.add(key);
       // Only the current page is held: the previous one is dropped here, so memory stays flat.

@@ -36,6 +36,11 @@ export class PaymentLinks {
 
   /** Lists links, most recent first: `GET /api/v1/payment-links`. Filters beyond the documented ones pass through. */
   list(params?: PaymentLinkListParams, options?: RequestOptions): PagePromise<PaymentLink> {
-    return this.#client.list('/payment-links', params, { params: PaymentLinkListParamsSchema, item: PaymentLinkSchema, what: 'payment links' }, options);
+    return this.#client.list(
+      '/payment-links',
+      params,
+      { params: PaymentLinkListParamsSchema, item: PaymentLinkSchema, what: 'payment links' },
+      options,
+    );
   }
 }

@@ -43,7 +43,12 @@ export class Payments {
    * the payment shows the amount charged in the operator's currency (service-api.md §4.1).
    */
   create(params: PaymentCreateParams, options?: RequestOptions): APIPromise<Payment> {
-    return this.#client.create('/payments', params, { params: PaymentCreateParamsSchema, result: PaymentSchema, what: 'payments.create' }, options);
+    return this.#client.create(
+      '/payments',
+      params,
+      { params: PaymentCreateParamsSchema, result: PaymentSchema, what: 'payments.create' },
+      options,
+    );
   }
 
   /** Reads a payment: `GET /api/v1/payments/{uuid}`. */
@@ -67,8 +72,10 @@ export class Payments {
     let interval = options.interval ?? 2_000;
     const bad: ValidationIssue[] = [];
     // An interval of 0 would never grow (0 × 1.5): a busy loop of requests until the deadline.
-    if (typeof interval !== 'number' || !Number.isFinite(interval) || interval <= 0) bad.push({ path: ['interval'], message: `must be a number of milliseconds > 0, got ${String(interval)}` });
-    if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_TIMER_MS) bad.push({ path: ['timeout'], message: `must be a number of milliseconds between 1 and ${MAX_TIMER_MS}, got ${String(timeout)}` });
+    if (typeof interval !== 'number' || !Number.isFinite(interval) || interval <= 0)
+      bad.push({ path: ['interval'], message: `must be a number of milliseconds > 0, got ${String(interval)}` });
+    if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_TIMER_MS)
+      bad.push({ path: ['timeout'], message: `must be a number of milliseconds between 1 and ${MAX_TIMER_MS}, got ${String(timeout)}` });
     if (bad.length > 0) throw new InvalidParamsError(bad, 'waitForCompletion options');
 
     // The deadline aborts whatever is under way (a poll and its retries, or the wait between polls),

@@ -21,7 +21,12 @@ export class Payouts {
 
   /** Requests a payout: `POST /api/v1/payouts`. A sandbox key gets `PermissionDeniedError`. */
   create(params: PayoutCreateParams, options?: RequestOptions): APIPromise<Payout> {
-    return this.#client.create('/payouts', params, { params: PayoutCreateParamsSchema, result: PayoutSchema, what: 'payouts.create' }, options);
+    return this.#client.create(
+      '/payouts',
+      params,
+      { params: PayoutCreateParamsSchema, result: PayoutSchema, what: 'payouts.create' },
+      options,
+    );
   }
 
   /** Reads a payout: `GET /api/v1/payouts/{id}`. */

@@ -64,9 +64,12 @@ export const CheckoutSessionSchema: z.ZodMiniType<CheckoutSession> = z.looseObje
   // Laravel serialises an empty PHP array as `[]`: accept it (and null) as an empty object. One
   // check rather than a union, so a bad value is reported at `metadata` with one message.
   metadata: z.pipe(
-    z.custom<Record<string, unknown> | null>((value) => value === null || (typeof value === 'object' && (!Array.isArray(value) || value.length === 0)), {
-      error: 'must be an object (an empty one may come as [] or null)',
-    }),
+    z.custom<Record<string, unknown> | null>(
+      (value) => value === null || (typeof value === 'object' && (!Array.isArray(value) || value.length === 0)),
+      {
+        error: 'must be an object (an empty one may come as [] or null)',
+      },
+    ),
     z.transform((value): Record<string, unknown> => (value && !Array.isArray(value) ? value : {})),
   ),
   checkout_url: z.string(),

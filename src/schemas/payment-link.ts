@@ -1,12 +1,4 @@
-import {
-  currencyCode,
-  type ListParamsBase,
-  listParamsShape,
-  minorUnits,
-  type OpenEnum,
-  positiveMinorUnits,
-  z,
-} from './shared.js';
+import { currencyCode, type ListParamsBase, listParamsShape, minorUnits, type OpenEnum, positiveMinorUnits, z } from './shared.js';
 
 /**
  * A reusable payment link (service-api.md §2.4). Only partly documented: known fields typed, the rest

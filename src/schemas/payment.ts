@@ -1,17 +1,17 @@
-import { z } from './shared.js';
 import {
   boundedString,
   countryCode,
   currencyCode,
   email,
+  type ListParamsBase,
   listParamsShape,
   minorUnits,
-  type ListParamsBase,
   type OpenEnum,
   openEnum,
   phoneNumber,
   positiveMinorUnits,
   statusFilter,
+  z,
 } from './shared.js';
 
 /** Known payment states (service-api.md §3.1). Note the spelling `canceled`, with one l. */

@@ -45,7 +45,11 @@ export interface Payout {
 /** Schema of {@link Payout}: every known field optional but typed; amount must be an integer. */
 export const PayoutSchema: z.ZodMiniType<Payout> = z.looseObject({
   // One check rather than a union of string and number, so a bad id is reported at `id`.
-  id: z.optional(z.custom<string | number>((value) => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)), { error: 'must be a string or a number' })),
+  id: z.optional(
+    z.custom<string | number>((value) => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)), {
+      error: 'must be a string or a number',
+    }),
+  ),
   amount: z.optional(minorUnits),
   currency: z.optional(z.string()),
   status: z.optional(z.string()),

@@ -19,19 +19,17 @@ export const minorUnits = z.int();
 export const positiveMinorUnits = z.int().check(z.minimum(1, { error: 'must be an integer ≥ 1 (minor units)' }));
 
 /** ISO 4217 currency code, three capital letters (service-api.md §4.1, §8). */
-export const currencyCode = z.string().check(
-  z.regex(/^[A-Z]{3}$/, { error: 'must be a 3-letter ISO 4217 code in capitals, e.g. "XOF"' }),
-);
+export const currencyCode = z.string().check(z.regex(/^[A-Z]{3}$/, { error: 'must be a 3-letter ISO 4217 code in capitals, e.g. "XOF"' }));
 
 /** ISO 3166-1 alpha-3 country code (service-api.md §4.1), e.g. `SEN`, `CIV`, `GHA`. */
-export const countryCode = z.string().check(
-  z.regex(/^[A-Z]{3}$/, { error: 'must be an ISO 3166-1 alpha-3 code in capitals, e.g. "SEN" (not "SN")' }),
-);
+export const countryCode = z
+  .string()
+  .check(z.regex(/^[A-Z]{3}$/, { error: 'must be an ISO 3166-1 alpha-3 code in capitals, e.g. "SEN" (not "SN")' }));
 
 /** Phone number: country calling code and number, digits only, no `+` (service-api.md §4.1). */
-export const phoneNumber = z.string().check(
-  z.regex(/^\d{6,15}$/, { error: 'must be digits only with the country calling code and no "+", e.g. "221771234567"' }),
-);
+export const phoneNumber = z
+  .string()
+  .check(z.regex(/^\d{6,15}$/, { error: 'must be digits only with the country calling code and no "+", e.g. "221771234567"' }));
 
 /** A non-empty string of at most `max` characters. */
 export function boundedString(max: number) {
@@ -135,7 +133,9 @@ export interface ListParamsBase {
 export const listParamsShape = {
   from: z.optional(dateFilter),
   to: z.optional(dateFilter),
-  per_page: z.optional(z.int().check(z.minimum(1, { error: 'must be between 1 and 100' }), z.maximum(100, { error: 'must be between 1 and 100' }))),
+  per_page: z.optional(
+    z.int().check(z.minimum(1, { error: 'must be between 1 and 100' }), z.maximum(100, { error: 'must be between 1 and 100' })),
+  ),
   page: z.optional(z.int().check(z.minimum(1))),
 };
 

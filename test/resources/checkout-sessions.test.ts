@@ -39,13 +39,18 @@ describe('checkoutSessions.create', () => {
 
   it('200 on a creation is an idempotent replay: withResponse().replayed is true', async () => {
     server.use(http.post(`${API_URL}/checkout-sessions`, () => HttpResponse.json({ data: checkoutSession() }, { status: 200 })));
-    const { replayed, idempotencyKey } = await makeClient().checkoutSessions.create(sessionParams, { idempotencyKey: 'order-1042' }).withResponse();
+    const { replayed, idempotencyKey } = await makeClient()
+      .checkoutSessions.create(sessionParams, { idempotencyKey: 'order-1042' })
+      .withResponse();
     expect(replayed).toBe(true);
     expect(idempotencyKey).toBe('order-1042');
   });
 
   it('422 → UnprocessableEntityError carrying the errors member', async () => {
-    const body = { message: 'Les données fournies sont invalides.', errors: { payer_email: ['Le champ payer email doit être une adresse e-mail valide.'] } };
+    const body = {
+      message: 'Les données fournies sont invalides.',
+      errors: { payer_email: ['Le champ payer email doit être une adresse e-mail valide.'] },
+    };
     server.use(http.post(`${API_URL}/checkout-sessions`, () => HttpResponse.json(body, { status: 422 })));
     const error = await caught(() => makeClient().checkoutSessions.create(sessionParams));
     expect(error).toBeInstanceOf(UnprocessableEntityError);
@@ -78,7 +83,9 @@ describe('checkoutSessions.retrieve', () => {
   });
 
   it('404 → NotFoundError whose message is the service French sentence (§7)', async () => {
-    server.use(http.get(`${API_URL}/checkout-sessions/:reference`, () => HttpResponse.json({ message: SESSION_NOT_FOUND }, { status: 404 })));
+    server.use(
+      http.get(`${API_URL}/checkout-sessions/:reference`, () => HttpResponse.json({ message: SESSION_NOT_FOUND }, { status: 404 })),
+    );
     const error = await caught(() => makeClient().checkoutSessions.retrieve('01JUNKNOWN'));
     expect(error).toBeInstanceOf(NotFoundError);
     expect((error as NotFoundError).message).toBe(SESSION_NOT_FOUND);
@@ -89,7 +96,11 @@ describe('checkoutSessions.retrieve', () => {
 describe('checkoutSessions.list', () => {
   it('GETs /api/v1/checkout-sessions with status "cancelled" (two l) and dates', async () => {
     const items = [checkoutSession({ status: 'cancelled' })];
-    server.use(http.get(`${API_URL}/checkout-sessions`, () => HttpResponse.json(envelope(items, { origin: ORIGIN, path: '/api/v1/checkout-sessions' }))));
+    server.use(
+      http.get(`${API_URL}/checkout-sessions`, () =>
+        HttpResponse.json(envelope(items, { origin: ORIGIN, path: '/api/v1/checkout-sessions' })),
+      ),
+    );
     const page = await makeClient().checkoutSessions.list({ status: 'cancelled', from: new Date(Date.UTC(2026, 10, 1)), per_page: 10 });
     expect(page.data).toEqual(items);
     expect(log[0]?.url.pathname).toBe('/api/v1/checkout-sessions');
@@ -103,7 +114,9 @@ describe('checkoutSessions.findPayment', () => {
   it('reads the session, then walks GET /api/v1/payments from the day before its creation, and returns the matching payment', async () => {
     const match = payment({ uuid: 'p-match', checkout_session: reference, status: 'succeeded' });
     server.use(
-      http.get(`${API_URL}/checkout-sessions/:reference`, () => HttpResponse.json({ data: checkoutSession({ reference, created_at: '2026-11-20T00:30:00+02:00' }) })),
+      http.get(`${API_URL}/checkout-sessions/:reference`, () =>
+        HttpResponse.json({ data: checkoutSession({ reference, created_at: '2026-11-20T00:30:00+02:00' }) }),
+      ),
       http.get(`${API_URL}/payments`, ({ request }) => {
         const page = Number(new URL(request.url).searchParams.get('page') ?? '1');
         const data =
@@ -143,7 +156,9 @@ describe('checkoutSessions.findPayment', () => {
   });
 
   it('a 404 session → NotFoundError, and no payment list is read', async () => {
-    server.use(http.get(`${API_URL}/checkout-sessions/:reference`, () => HttpResponse.json({ message: SESSION_NOT_FOUND }, { status: 404 })));
+    server.use(
+      http.get(`${API_URL}/checkout-sessions/:reference`, () => HttpResponse.json({ message: SESSION_NOT_FOUND }, { status: 404 })),
+    );
     expect(await caught(() => makeClient().checkoutSessions.findPayment(reference))).toBeInstanceOf(NotFoundError);
     expect(log).toHaveLength(1);
   });

@@ -44,7 +44,10 @@ describe('payments.create', () => {
 
   it('sends the caller idempotency key and per-call headers', async () => {
     server.use(http.post(`${API_URL}/payments`, () => HttpResponse.json({ data: payment() }, { status: 201 })));
-    await makeClient({ headers: { 'X-Shop': 'dakar-1' } }).payments.create(chargeParams, { idempotencyKey: 'order-1042', headers: { 'X-Trace': 't-1' } });
+    await makeClient({ headers: { 'X-Shop': 'dakar-1' } }).payments.create(chargeParams, {
+      idempotencyKey: 'order-1042',
+      headers: { 'X-Trace': 't-1' },
+    });
     expect(log[0]?.headers.get('idempotency-key')).toBe('order-1042');
     expect(log[0]?.headers.get('x-shop')).toBe('dakar-1');
     expect(log[0]?.headers.get('x-trace')).toBe('t-1');
@@ -52,7 +55,13 @@ describe('payments.create', () => {
 
   it('returns the currency and amount the service charged, not the ones asked (§4.1 conversion)', async () => {
     // 10.00 EUR asked for a Senegalese operator: the service converts and shows XOF.
-    const converted = payment({ currency: 'XOF', gross_amount: 6560, psp_fee_amount: 98, platform_fee_amount: 33, net_amount_to_merchant: 6429 });
+    const converted = payment({
+      currency: 'XOF',
+      gross_amount: 6560,
+      psp_fee_amount: 98,
+      platform_fee_amount: 33,
+      net_amount_to_merchant: 6429,
+    });
     server.use(http.post(`${API_URL}/payments`, () => HttpResponse.json({ data: converted }, { status: 201 })));
     const result = await makeClient().payments.create({ ...chargeParams, amount: 1000, currency: 'EUR' });
     expect(await jsonOf(log[0])).toMatchObject({ amount: 1000, currency: 'EUR' });

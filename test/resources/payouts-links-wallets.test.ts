@@ -3,7 +3,14 @@
  * §4.7–§4.9). These three are only partly documented: unknown keys pass through both ways.
  */
 import { HttpResponse, http } from 'msw';
-import { IdempotencyConflictError, InvalidParamsError, NotFoundError, PermissionDeniedError, ResponseValidationError, UnprocessableEntityError } from 'payments-sdk';
+import {
+  IdempotencyConflictError,
+  InvalidParamsError,
+  NotFoundError,
+  PermissionDeniedError,
+  ResponseValidationError,
+  UnprocessableEntityError,
+} from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
 import { envelope, LIVE_KEY } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
@@ -12,9 +19,28 @@ import { API_URL, caught, jsonOf, makeClient, ORIGIN, queryOf, useRequestLog } f
 const server = useMswServer();
 const log = useRequestLog(server);
 
-const payoutParams = { amount: 25_000, currency: 'XOF', destination: { type: 'mobile_money', country: 'SEN', provider: 'wave', phone: '221771234567' } };
-const payoutRecord = { id: 'po_01JD', amount: 25_000, currency: 'XOF', status: 'awaiting_approval', destination: { ...payoutParams.destination }, approved_at: null };
-const linkRecord = { uuid: '5d2c1b0a-1111-4222-8333-444455556666', url: 'https://pay.example/l/tee-shirt', title: 'Tee-shirt', currency: 'XOF', amount: null, minimum_amount: 1000, slug: 'tee-shirt' };
+const payoutParams = {
+  amount: 25_000,
+  currency: 'XOF',
+  destination: { type: 'mobile_money', country: 'SEN', provider: 'wave', phone: '221771234567' },
+};
+const payoutRecord = {
+  id: 'po_01JD',
+  amount: 25_000,
+  currency: 'XOF',
+  status: 'awaiting_approval',
+  destination: { ...payoutParams.destination },
+  approved_at: null,
+};
+const linkRecord = {
+  uuid: '5d2c1b0a-1111-4222-8333-444455556666',
+  url: 'https://pay.example/l/tee-shirt',
+  title: 'Tee-shirt',
+  currency: 'XOF',
+  amount: null,
+  minimum_amount: 1000,
+  slug: 'tee-shirt',
+};
 
 describe('payouts', () => {
   it('create POSTs to /api/v1/payouts with an idempotency key, passes undocumented keys through (top level and destination), and unwraps', async () => {
@@ -30,7 +56,9 @@ describe('payouts', () => {
   });
 
   it('403 with a sandbox key → PermissionDeniedError (payouts are live-only, §5.4)', async () => {
-    server.use(http.post(`${API_URL}/payouts`, () => HttpResponse.json({ message: 'Les virements exigent une clé live.' }, { status: 403 })));
+    server.use(
+      http.post(`${API_URL}/payouts`, () => HttpResponse.json({ message: 'Les virements exigent une clé live.' }, { status: 403 })),
+    );
     const client = makeClient();
     expect(client.mode).toBe('sandbox');
     const error = await caught(() => client.payouts.create(payoutParams));
@@ -42,7 +70,9 @@ describe('payouts', () => {
   it('409 → IdempotencyConflictError; 422 → UnprocessableEntityError', async () => {
     server.use(http.post(`${API_URL}/payouts`, () => HttpResponse.json({ message: 'conflict' }, { status: 409 })));
     expect(await caught(() => makeClient({ apiKey: LIVE_KEY }).payouts.create(payoutParams))).toBeInstanceOf(IdempotencyConflictError);
-    server.use(http.post(`${API_URL}/payouts`, () => HttpResponse.json({ message: 'invalid', errors: { amount: ['too big'] } }, { status: 422 })));
+    server.use(
+      http.post(`${API_URL}/payouts`, () => HttpResponse.json({ message: 'invalid', errors: { amount: ['too big'] } }, { status: 422 })),
+    );
     const error = await caught(() => makeClient({ apiKey: LIVE_KEY }).payouts.create(payoutParams));
     expect((error as UnprocessableEntityError).errors).toEqual({ amount: ['too big'] });
   });
@@ -61,15 +91,31 @@ describe('payouts', () => {
   });
 
   it('list GETs /api/v1/payouts with the documented filters and passes other filters through', async () => {
-    server.use(http.get(`${API_URL}/payouts`, () => HttpResponse.json(envelope([payoutRecord], { origin: ORIGIN, path: '/api/v1/payouts' }))));
-    const page = await makeClient().payouts.list({ status: 'paid', from: '2026-11-01', per_page: 25, destination_type: 'mobile_money', min_amount: 1000 });
+    server.use(
+      http.get(`${API_URL}/payouts`, () => HttpResponse.json(envelope([payoutRecord], { origin: ORIGIN, path: '/api/v1/payouts' }))),
+    );
+    const page = await makeClient().payouts.list({
+      status: 'paid',
+      from: '2026-11-01',
+      per_page: 25,
+      destination_type: 'mobile_money',
+      min_amount: 1000,
+    });
     expect(page.data).toEqual([payoutRecord]);
     expect(log[0]?.url.pathname).toBe('/api/v1/payouts');
-    expect(queryOf(log[0])).toEqual({ status: 'paid', from: '2026-11-01', per_page: '25', destination_type: 'mobile_money', min_amount: '1000' });
+    expect(queryOf(log[0])).toEqual({
+      status: 'paid',
+      from: '2026-11-01',
+      per_page: '25',
+      destination_type: 'mobile_money',
+      min_amount: '1000',
+    });
   });
 
   it('a payout record with unknown fields and without the documented ones passes; a non-integer amount does not', async () => {
-    server.use(http.get(`${API_URL}/payouts/:id`, () => HttpResponse.json({ data: { reference: 'x', fee: 150, approval: { by: 'ops' } } })));
+    server.use(
+      http.get(`${API_URL}/payouts/:id`, () => HttpResponse.json({ data: { reference: 'x', fee: 150, approval: { by: 'ops' } } })),
+    );
     expect(await makeClient().payouts.retrieve('po_1')).toEqual({ reference: 'x', fee: 150, approval: { by: 'ops' } });
     server.use(http.get(`${API_URL}/payouts/:id`, () => HttpResponse.json({ data: { ...payoutRecord, amount: 250.5 } })));
     const error = await caught(() => makeClient().payouts.retrieve('po_1'));
@@ -94,7 +140,11 @@ describe('paymentLinks', () => {
   it('create 409 → IdempotencyConflictError; 422 → UnprocessableEntityError', async () => {
     server.use(http.post(`${API_URL}/payment-links`, () => HttpResponse.json({ message: 'conflict' }, { status: 409 })));
     expect(await caught(() => makeClient().paymentLinks.create({ title: 'x', currency: 'XOF' }))).toBeInstanceOf(IdempotencyConflictError);
-    server.use(http.post(`${API_URL}/payment-links`, () => HttpResponse.json({ message: 'invalid', errors: { title: ['required'] } }, { status: 422 })));
+    server.use(
+      http.post(`${API_URL}/payment-links`, () =>
+        HttpResponse.json({ message: 'invalid', errors: { title: ['required'] } }, { status: 422 }),
+      ),
+    );
     expect(await caught(() => makeClient().paymentLinks.create({ currency: 'XOF' }))).toBeInstanceOf(UnprocessableEntityError);
   });
 
@@ -102,14 +152,20 @@ describe('paymentLinks', () => {
     server.use(http.get(`${API_URL}/payment-links/*`, () => HttpResponse.json({ data: linkRecord })));
     expect(await makeClient().paymentLinks.retrieve('tee shirt/2')).toEqual(linkRecord);
     expect(log[0]?.url.pathname).toBe('/api/v1/payment-links/tee%20shirt%2F2');
-    server.use(http.get(`${API_URL}/payment-links/*`, () => HttpResponse.json({ message: "Ce lien n'est plus disponible." }, { status: 404 })));
+    server.use(
+      http.get(`${API_URL}/payment-links/*`, () => HttpResponse.json({ message: "Ce lien n'est plus disponible." }, { status: 404 })),
+    );
     const error = await caught(() => makeClient().paymentLinks.retrieve('gone'));
     expect(error).toBeInstanceOf(NotFoundError);
     expect((error as NotFoundError).message).toBe("Ce lien n'est plus disponible.");
   });
 
   it('list GETs /api/v1/payment-links and passes other filters through', async () => {
-    server.use(http.get(`${API_URL}/payment-links`, () => HttpResponse.json(envelope([linkRecord], { origin: ORIGIN, path: '/api/v1/payment-links' }))));
+    server.use(
+      http.get(`${API_URL}/payment-links`, () =>
+        HttpResponse.json(envelope([linkRecord], { origin: ORIGIN, path: '/api/v1/payment-links' })),
+      ),
+    );
     const page = await makeClient().paymentLinks.list({ status: 'active', to: '2026-11-30', search: 'tee' });
     expect(page.data).toEqual([linkRecord]);
     expect(queryOf(log[0])).toEqual({ status: 'active', to: '2026-11-30', search: 'tee' });
@@ -162,7 +218,12 @@ describe('create params of the partly documented resources', () => {
       }),
     );
     expect(error).toBeInstanceOf(InvalidParamsError);
-    expect((error as InvalidParamsError).issues.map((i) => i.path.join('.')).sort()).toEqual(['amount', 'currency', 'destination.country', 'destination.phone']);
+    expect((error as InvalidParamsError).issues.map((i) => i.path.join('.')).sort()).toEqual([
+      'amount',
+      'currency',
+      'destination.country',
+      'destination.phone',
+    ]);
     expect(log).toHaveLength(0);
   });
 
@@ -173,8 +234,15 @@ describe('create params of the partly documented resources', () => {
   });
 
   it('payment links: amount and minimum_amount are integers ≥ 1 and currency has 3 letters', async () => {
-    const error = await caught(() => makeClient().paymentLinks.create({ title: '', currency: 'CFA franc', amount: 12.5, minimum_amount: -1 }));
-    expect((error as InvalidParamsError).issues.map((i) => i.path.join('.')).sort()).toEqual(['amount', 'currency', 'minimum_amount', 'title']);
+    const error = await caught(() =>
+      makeClient().paymentLinks.create({ title: '', currency: 'CFA franc', amount: 12.5, minimum_amount: -1 }),
+    );
+    expect((error as InvalidParamsError).issues.map((i) => i.path.join('.')).sort()).toEqual([
+      'amount',
+      'currency',
+      'minimum_amount',
+      'title',
+    ]);
     expect(log).toHaveLength(0);
   });
 });

@@ -22,7 +22,8 @@ async function issuesOf(fn: () => unknown): Promise<Record<string, string>> {
 }
 
 const charge = (overrides: Record<string, unknown>) => () => makeClient().payments.create({ ...chargeParams, ...overrides } as never);
-const session = (overrides: Record<string, unknown>) => () => makeClient().checkoutSessions.create({ ...sessionParams, ...overrides } as never);
+const session = (overrides: Record<string, unknown>) => () =>
+  makeClient().checkoutSessions.create({ ...sessionParams, ...overrides } as never);
 
 describe('payments.create params (§4.1)', () => {
   it('names every bad field in one error, and sends nothing', async () => {
@@ -40,7 +41,16 @@ describe('payments.create params (§4.1)', () => {
     );
     expect(error).toBeInstanceOf(InvalidParamsError);
     const issues = (error as InvalidParamsError).issues;
-    expect(issues.map((i) => i.path.join('.')).sort()).toEqual(['amount', 'country', 'currency', 'description', 'payer_email', 'payer_name', 'phone', 'provider']);
+    expect(issues.map((i) => i.path.join('.')).sort()).toEqual([
+      'amount',
+      'country',
+      'currency',
+      'description',
+      'payer_email',
+      'payer_name',
+      'phone',
+      'provider',
+    ]);
     for (const field of ['amount', 'country', 'currency', 'description', 'payer_email', 'payer_name', 'phone', 'provider']) {
       expect((error as Error).message).toContain(field);
     }
@@ -80,11 +90,14 @@ describe('payments.create params (§4.1)', () => {
     expect(issues.country).toMatch(/alpha-3/);
   });
 
-  it.each(['+221771234567', '221 77 123 45 67', '221-771234567', '77abc', '12345', '1234567890123456'])('phone: refuses %j (digits with calling code, no +)', async (phone) => {
-    const issues = await issuesOf(charge({ phone }));
-    expect(Object.keys(issues)).toEqual(['phone']);
-    expect(issues.phone).toMatch(/no "\+"/);
-  });
+  it.each(['+221771234567', '221 77 123 45 67', '221-771234567', '77abc', '12345', '1234567890123456'])(
+    'phone: refuses %j (digits with calling code, no +)',
+    async (phone) => {
+      const issues = await issuesOf(charge({ phone }));
+      expect(Object.keys(issues)).toEqual(['phone']);
+      expect(issues.phone).toMatch(/no "\+"/);
+    },
+  );
 
   it.each(['awa', 'awa@', '@example.sn', 'awa diop@example.sn', 'awa@example'])('payer_email: refuses %j', async (payer_email) => {
     expect(Object.keys(await issuesOf(charge({ payer_email })))).toEqual(['payer_email']);
@@ -98,7 +111,13 @@ describe('payments.create params (§4.1)', () => {
 
   it('accepts the limits exactly, and sends the params unchanged', async () => {
     server.use(http.post(`${API_URL}/payments`, () => HttpResponse.json({ data: payment() }, { status: 201 })));
-    const params = { ...chargeParams, amount: 1, description: 'd'.repeat(500), payer_name: 'n'.repeat(255), payer_email: 'awa.diop+shop@example.sn' };
+    const params = {
+      ...chargeParams,
+      amount: 1,
+      description: 'd'.repeat(500),
+      payer_name: 'n'.repeat(255),
+      payer_email: 'awa.diop+shop@example.sn',
+    };
     await makeClient().payments.create(params);
     expect(await jsonOf(log[0])).toEqual(params);
   });
@@ -140,15 +159,28 @@ describe('checkoutSessions.create params (§4.4, §8)', () => {
         metadata: ['order', 1042] as never,
       }),
     );
-    expect(Object.keys(issues).sort()).toEqual(['amount', 'cancel_url', 'currency', 'description', 'metadata', 'payer_email', 'payer_name', 'payer_phone', 'success_url']);
+    expect(Object.keys(issues).sort()).toEqual([
+      'amount',
+      'cancel_url',
+      'currency',
+      'description',
+      'metadata',
+      'payer_email',
+      'payer_name',
+      'payer_phone',
+      'success_url',
+    ]);
     expect(issues.payer_phone).toBe('must be at most 20 characters, got 21');
     expect(issues.cancel_url).toMatch(/at most 2048 characters/);
     expect(issues.success_url).toMatch(/http\(s\) URL/);
   });
 
-  it.each(['javascript:alert(1)', 'shop.example/ok', '/thanks', 'https://', 'mailto:shop@example.sn'])('success_url: refuses %j', async (success_url) => {
-    expect(Object.keys(await issuesOf(session({ success_url })))).toEqual(['success_url']);
-  });
+  it.each(['javascript:alert(1)', 'shop.example/ok', '/thanks', 'https://', 'mailto:shop@example.sn'])(
+    'success_url: refuses %j',
+    async (success_url) => {
+      expect(Object.keys(await issuesOf(session({ success_url })))).toEqual(['success_url']);
+    },
+  );
 
   it('accepts localhost, IP and long URLs up to 2048 characters, and the other limits exactly', async () => {
     server.use(http.post(`${API_URL}/checkout-sessions`, () => HttpResponse.json({ data: checkoutSession() }, { status: 201 })));
@@ -164,17 +196,26 @@ describe('checkoutSessions.create params (§4.4, §8)', () => {
       metadata: {},
     };
     await makeClient().checkoutSessions.create(params);
-    await makeClient().checkoutSessions.create({ ...sessionParams, success_url: 'http://127.0.0.1:8080/ok', cancel_url: 'https://[::1]:8443/cancel' });
+    await makeClient().checkoutSessions.create({
+      ...sessionParams,
+      success_url: 'http://127.0.0.1:8080/ok',
+      cancel_url: 'https://[::1]:8443/cancel',
+    });
     expect(log).toHaveLength(2);
     expect(await jsonOf(log[0])).toEqual(params);
   });
 
   it('an unknown key is an error (successUrl → success_url)', async () => {
-    expect(await issuesOf(session({ successUrl: 'https://shop.example/ok' }))).toEqual({ successUrl: 'unknown key (did you mean success_url?)' });
+    expect(await issuesOf(session({ successUrl: 'https://shop.example/ok' }))).toEqual({
+      successUrl: 'unknown key (did you mean success_url?)',
+    });
   });
 
   it('amount and currency are required', async () => {
-    expect(await issuesOf(() => makeClient().checkoutSessions.create({} as never))).toEqual({ amount: 'is required', currency: 'is required' });
+    expect(await issuesOf(() => makeClient().checkoutSessions.create({} as never))).toEqual({
+      amount: 'is required',
+      currency: 'is required',
+    });
   });
 });
 

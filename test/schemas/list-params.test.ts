@@ -24,7 +24,8 @@ function list(client: PaymentsClient, path: ListPath, params: Record<string, unk
 }
 
 function answerEmpty() {
-  for (const path of LISTS) server.use(http.get(`${API_URL}/${path}`, () => HttpResponse.json(envelope([], { origin: ORIGIN, path: `/api/v1/${path}` }))));
+  for (const path of LISTS)
+    server.use(http.get(`${API_URL}/${path}`, () => HttpResponse.json(envelope([], { origin: ORIGIN, path: `/api/v1/${path}` }))));
 }
 
 async function issuesOf(fn: () => unknown): Promise<Record<string, string>> {
@@ -99,7 +100,9 @@ describe('Date filters are sent as their UTC date', () => {
 
 describe('unknown filters', () => {
   it('payments and checkout sessions refuse them (with a snake_case hint), sending nothing', async () => {
-    expect(await issuesOf(() => makeClient().payments.list({ perPage: 50 } as never))).toEqual({ perPage: 'unknown key (did you mean per_page?)' });
+    expect(await issuesOf(() => makeClient().payments.list({ perPage: 50 } as never))).toEqual({
+      perPage: 'unknown key (did you mean per_page?)',
+    });
     expect(await issuesOf(() => makeClient().checkoutSessions.list({ currency: 'XOF' } as never))).toEqual({ currency: 'unknown key' });
   });
 
@@ -107,7 +110,10 @@ describe('unknown filters', () => {
     answerEmpty();
     await makeClient().payouts.list({ destination_type: 'mobile_money', currency: 'XOF' });
     await makeClient().paymentLinks.list({ search: 'tee shirt', active: true });
-    expect(log.map(queryOf)).toEqual([{ destination_type: 'mobile_money', currency: 'XOF' }, { search: 'tee shirt', active: 'true' }]);
+    expect(log.map(queryOf)).toEqual([
+      { destination_type: 'mobile_money', currency: 'XOF' },
+      { search: 'tee shirt', active: 'true' },
+    ]);
   });
 });
 
