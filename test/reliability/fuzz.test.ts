@@ -1,0 +1,387 @@
+/**
+ * The response parser and the error mapper, fed arbitrary answers: whatever the body (JSON of any
+ * shape, text, HTML, nothing), status and headers, a call resolves or rejects with one of the SDK's
+ * own errors, never a TypeError from deep inside. Driven through the real client (a custom `fetch`
+ * answering `new Response(...)`), and by calling `makeAPIError` / `toSDKError` directly.
+ */
+import fc from 'fast-check';
+import {
+  APIConnectionError,
+  APIError,
+  AuthenticationError,
+  BadRequestError,
+  IdempotencyConflictError,
+  InternalServerError,
+  makeAPIError,
+  NotFoundError,
+  PaymentsClient,
+  PaymentsError,
+  PermissionDeniedError,
+  RateLimitError,
+  ResponseValidationError,
+  UnprocessableEntityError,
+} from 'payments-sdk';
+import { describe, expect, it } from 'vitest';
+import { toSDKError } from '../../src/internal/http.js';
+import { API_KEY, BASE, checkoutSession, envelope, payment } from '../helpers/fixtures.js';
+
+const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
+
+/**
+ * Bugs this suite found in src/ (reported to the lead with file:line; src/ is not ours to edit).
+ * Each is pinned by an `it.fails` in "known bugs" below, and the properties skip exactly its
+ * inputs (`fc.pre`) so they keep guarding everything else. When a fix lands, its `it.fails`
+ * fails: turn it into `it` and delete its predicate here.
+ */
+const KNOWN_BUGS = {
+  /** errors.ts fieldErrorsFromBody: `String(message)` throws on `{"toString": 0}` or a null-prototype object. */
+  unstringifiableFieldError(body: unknown): boolean {
+    const parsed = typeof body === 'string' ? tryParse(body) : body;
+    if (!isObject(parsed) || !isObject(parsed.errors)) return false;
+    return Object.values(parsed.errors).some((m) => (Array.isArray(m) ? m : [m]).some(throwsOnString));
+  },
+  /** http.ts toSDKError: `String(error)` throws on a thrown value without a usable toString. */
+  unstringifiableThrown(value: unknown): boolean {
+    return !(value instanceof Error) && throwsOnString(value);
+  },
+  /** http.ts toSDKError: ky's isHTTPError matches by `name`, then `error.response.status` is read from whatever it is. */
+  duckTypedHTTPError(value: unknown): boolean {
+    return isObject(value) && value.name === 'HTTPError';
+  },
+};
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function throwsOnString(value: unknown): boolean {
+  try {
+    String(value);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+function tryParse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
+// Keys that trip naive object handling: prototype names, coercion hooks, and the members the
+// error mapper reads. Mixed into generated objects so the fuzzer reaches them.
+const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'toJSON', 'then', 'message', 'error', 'errors', 'failure_reason', 'data', 'links', 'meta', 'next'];
+
+/** JSON values whose object keys are drawn partly from {@link HOSTILE_KEYS}. */
+const hostileJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small', withCrossShrink: true },
+    fc.oneof(fc.string(), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null)),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.oneof(fc.constantFrom(...HOSTILE_KEYS), fc.string({ maxLength: 8 })), tie('value'), { maxKeys: 5 }),
+  ),
+})).value;
+
+/** Bodies shaped like what the service sends, with any member replaced by anything. */
+const nearValidJson: fc.Arbitrary<unknown> = fc.oneof(
+  fc.record({ data: fc.constant(payment()) }),
+  fc.record({ data: fc.constant(checkoutSession()) }),
+  fc.constant(envelope([payment(), payment()], { page: 1, lastPage: 1 })),
+  fc.tuple(fc.constantFrom<Record<string, unknown>>(payment(), checkoutSession()), fc.constantFrom(...Object.keys(payment()), ...Object.keys(checkoutSession())), hostileJson).map(
+    ([base, key, value]) => ({ data: { ...base, [key]: value } }),
+  ),
+  fc.tuple(fc.constantFrom('data', 'links', 'meta'), hostileJson).map(([key, value]) => ({ ...envelope([payment()]), [key]: value })),
+  fc.record({ message: hostileJson, errors: hostileJson, failure_reason: hostileJson }, { requiredKeys: [] }),
+  fc.record({ message: fc.string(), errors: fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(hostileJson, fc.array(hostileJson, { maxLength: 3 })), { maxKeys: 3 }) }),
+);
+
+/** Any body text: nothing, arbitrary JSON, hostile or near-valid JSON, arbitrary or binary-ish text, HTML, cut JSON. */
+const bodyText: fc.Arbitrary<string> = fc.oneof(
+  fc.constant(''),
+  fc.json({ maxDepth: 4 }),
+  hostileJson.map((v) => JSON.stringify(v) ?? 'null'),
+  nearValidJson.map((v) => JSON.stringify(v)),
+  fc.string({ unit: 'grapheme', maxLength: 200 }),
+  fc.string({ unit: 'binary', maxLength: 200 }),
+  fc.constant('<html><body><h1>502 Bad Gateway</h1></body></html>'),
+  nearValidJson.chain((v) => {
+    const text = JSON.stringify(v);
+    return fc.nat({ max: text.length }).map((cut) => text.slice(0, cut));
+  }),
+  fc.constant('['.repeat(20_000)),
+);
+
+const headerValue = fc.stringMatching(/^[\x21-\x7e]([\x20-\x7e]{0,40}[\x21-\x7e])?$/);
+const retryAfter = fc.oneof(
+  fc.nat().map(String),
+  fc.constantFrom('0', '-1', '1.5', '1e400', '99999999999999999999', 'soon', '', 'Wed, 21 Oct 2015 07:28:00 GMT', 'Fri, 31 Dec 9999 23:59:59 GMT'),
+  fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()),
+  headerValue,
+);
+const headers: fc.Arbitrary<Record<string, string>> = fc.record(
+  {
+    'content-type': fc.oneof(
+      fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/problem+json', 'text/html', 'text/plain', 'application/octet-stream'),
+      headerValue,
+    ),
+    'retry-after': retryAfter,
+    'x-request-id': headerValue,
+  },
+  { requiredKeys: [] },
+);
+
+const CALLS = ['payments.create', 'payments.retrieve', 'payments.list', 'checkoutSessions.create', 'wallets.list', 'list.pages'] as const;
+type Call = (typeof CALLS)[number];
+
+/** Fields the SDK does not know (prefixed, so they never replace a known one) with any JSON value. */
+const unknownFields = fc.dictionary(fc.string({ maxLength: 8 }).map((k) => `x_${k}`), hostileJson, { maxKeys: 3 });
+/** A status value the SDK does not know yet (enums are open: API.md "Responses"). */
+const anyStatusText = fc.oneof(fc.constantFrom('pending', 'succeeded', 'created'), fc.string({ maxLength: 12 }));
+
+/** A body the call must accept, with unknown fields and unknown status values mixed in. */
+function validBody(call: Call): fc.Arbitrary<string> {
+  const item = (base: Record<string, unknown>) => fc.tuple(unknownFields, anyStatusText).map(([extra, status]) => ({ ...base, ...extra, status }));
+  switch (call) {
+    case 'payments.create':
+    case 'payments.retrieve':
+      return fc.tuple(item(payment()), unknownFields).map(([data, extra]) => JSON.stringify({ ...extra, data }));
+    case 'checkoutSessions.create':
+      return fc.tuple(item(checkoutSession()), unknownFields).map(([data, extra]) => JSON.stringify({ ...extra, data }));
+    case 'payments.list':
+    case 'list.pages':
+      return fc.tuple(fc.array(item(payment()), { maxLength: 3 }), unknownFields).map(([data, extra]) => JSON.stringify({ ...envelope(data), ...extra }));
+    case 'wallets.list':
+      return fc.array(unknownFields, { maxLength: 3 }).chain((wallets) => fc.constantFrom(JSON.stringify(wallets), JSON.stringify({ data: wallets })));
+  }
+}
+
+/** A call, and an answer to it: status 200–599 (what `Response` accepts), any body and headers. */
+const exchange = fc.constantFrom(...CALLS).chain((call) =>
+  fc.record({
+    call: fc.constant(call),
+    status: fc.oneof(fc.constantFrom(200, 201), fc.integer({ min: 200, max: 599 })),
+    valid: fc.boolean(),
+    headers,
+  }).chain((x) => (x.valid ? validBody(call) : bodyText).map((body) => ({ ...x, body }))),
+);
+
+function clientAnswering(a: { status: number; body: string; headers: Record<string, string> }): PaymentsClient {
+  return new PaymentsClient({
+    apiKey: API_KEY,
+    baseUrl: BASE,
+    maxRetries: 0, // a retried status would only answer the same again
+    fetch: async () => new Response(NULL_BODY_STATUSES.has(a.status) ? null : a.body, { status: a.status, headers: a.headers }),
+  });
+}
+
+async function invoke(client: PaymentsClient, call: Call): Promise<unknown> {
+  switch (call) {
+    case 'payments.create':
+      return client.payments.create({ amount: 5000, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' });
+    case 'payments.retrieve':
+      return client.payments.retrieve('9b2f8a1e-3c4d-4e5f-8a9b-0c1d2e3f4a5b');
+    case 'payments.list':
+      return client.payments.list({ per_page: 2 });
+    case 'checkoutSessions.create':
+      return client.checkoutSessions.create({ amount: 5000, currency: 'XOF' });
+    case 'wallets.list':
+      return client.wallets.list();
+    case 'list.pages': {
+      // Every page answers the same: a body with a links.next loops, and the SDK must stop it itself.
+      const seen: unknown[] = [];
+      for await (const page of client.payments.list().pages()) {
+        seen.push(page);
+        if (seen.length > 3) throw new Error('pagination did not stop on a repeated links.next');
+      }
+      return seen;
+    }
+  }
+}
+
+/** The class `makeAPIError` must pick for a non-2xx status (API.md "Errors"). */
+function expectedClass(status: number): typeof APIError {
+  const byStatus: Record<number, typeof APIError> = {
+    400: BadRequestError,
+    401: AuthenticationError,
+    403: PermissionDeniedError,
+    404: NotFoundError,
+    409: IdempotencyConflictError,
+    422: UnprocessableEntityError,
+    429: RateLimitError,
+  };
+  return byStatus[status] ?? (status >= 500 ? InternalServerError : APIError);
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.constructor.name}: ${error.message}\n${error.stack}` : String(error);
+}
+
+describe('the response parser, fed arbitrary answers through the real client', () => {
+  it('resolves, or rejects with a PaymentsError of the class the status calls for', async () => {
+    await fc.assert(
+      fc.asyncProperty(exchange, async (a) => {
+        const { call } = a;
+        fc.pre(!KNOWN_BUGS.unstringifiableFieldError(a.body));
+        const client = clientAnswering(a);
+        let outcome: { ok: true } | { ok: false; error: unknown };
+        try {
+          await invoke(client, call);
+          outcome = { ok: true };
+        } catch (error) {
+          outcome = { ok: false, error };
+        }
+        const ok = a.status >= 200 && a.status < 300;
+        // A valid body (whatever unknown fields and status values it carries) on a 2xx must resolve.
+        if (ok && a.valid && !NULL_BODY_STATUSES.has(a.status)) expect(outcome, describeError(!outcome.ok && outcome.error)).toEqual({ ok: true });
+        if (outcome.ok) {
+          // Only a 2xx whose body matches the schema may resolve.
+          expect(ok).toBe(true);
+          return;
+        }
+        const { error } = outcome;
+        expect(error instanceof PaymentsError, describeError(error)).toBe(true);
+        expect(typeof (error as Error).message).toBe('string');
+        if (ok) {
+          // A 2xx that does not parse or does not match; or pagination refusing a loop.
+          expect(error instanceof ResponseValidationError || (call === 'list.pages' && (error as Error).message.includes('already visited')), describeError(error)).toBe(true);
+        } else {
+          expect(error, describeError(error)).toBeInstanceOf(expectedClass(a.status));
+          expect((error as APIError).status).toBe(a.status);
+        }
+        if (call === 'payments.create' || call === 'checkoutSessions.create') {
+          expect((error as PaymentsError).idempotencyKey).toEqual(expect.any(String));
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+});
+
+/** Things a custom `fetch` (or the platform) may throw, including duck-typed look-alikes of ky's errors. */
+const thrown: fc.Arbitrary<unknown> = fc.oneof(
+  fc.anything({ withBigInt: true, withDate: true, withMap: true, withSet: true, withNullPrototype: true, withTypedArray: true }),
+  fc.string().map((m) => new Error(m)),
+  fc.string().map((m) => new TypeError(m)),
+  fc.constantFrom('fetch failed', 'terminated', 'Failed to fetch', 'Network connection lost').map((m) => new TypeError(m)),
+  fc.constant(new DOMException('The operation was aborted.', 'AbortError')),
+  fc.constant(new DOMException('The operation timed out.', 'TimeoutError')),
+  // ky recognises its errors by `name` too: another library's HTTPError (got, a wrapped ky) may come from a custom fetch.
+  fc
+    .record({ name: fc.constantFrom('HTTPError', 'TimeoutError', 'NetworkError', 'KyError', 'AbortError'), message: fc.string(), response: fc.anything(), data: fc.anything() }, { requiredKeys: ['name'] })
+    .chain((fields) => fc.constantFrom<unknown>(fields, Object.assign(new Error(String(fields.message ?? '')), fields))),
+);
+
+describe('the error mapper, fed arbitrary errors and bodies', () => {
+  it('the client rejects with a PaymentsError whatever its fetch throws', async () => {
+    await fc.assert(
+      fc.asyncProperty(thrown, async (value) => {
+        fc.pre(!KNOWN_BUGS.unstringifiableThrown(value) && !KNOWN_BUGS.duckTypedHTTPError(value));
+        const client = new PaymentsClient({
+          apiKey: API_KEY,
+          baseUrl: BASE,
+          maxRetries: 0,
+          fetch: async () => {
+            throw value;
+          },
+        });
+        const error = await client.payments.retrieve('x').then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+        expect(error instanceof PaymentsError, describeError(error)).toBe(true);
+        expect(error).toBeInstanceOf(APIConnectionError);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('toSDKError maps anything thrown to a PaymentsError', () => {
+    const request = { method: 'GET' as const, url: `${BASE}api/v1/payments/x`, timeout: 1_000 };
+    fc.assert(
+      fc.property(thrown, fc.boolean(), (value, aborted) => {
+        fc.pre(!KNOWN_BUGS.unstringifiableThrown(value) && !KNOWN_BUGS.duckTypedHTTPError(value));
+        const controller = new AbortController();
+        if (aborted) controller.abort(new Error('caller gave up'));
+        const mapped = toSDKError(value, { ...request, signal: controller.signal });
+        expect(mapped instanceof PaymentsError, describeError(mapped)).toBe(true);
+        expect(typeof mapped.message).toBe('string');
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('makeAPIError builds the class of the status from any body and headers', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 100, max: 599 }),
+        fc.oneof(hostileJson, bodyText, fc.anything({ withBigInt: true, withNullPrototype: true, withMap: true })),
+        headers,
+        (status, body, headerInit) => {
+          fc.pre(!KNOWN_BUGS.unstringifiableFieldError(body));
+          let error: unknown;
+          try {
+            error = makeAPIError({ status, body, headers: new Headers(headerInit) });
+          } catch (thrownError) {
+            throw new Error(`makeAPIError threw for status ${status} and body ${safeShow(body)}: ${describeError(thrownError)}`);
+          }
+          expect(error).toBeInstanceOf(expectedClass(status));
+          const apiError = error as APIError;
+          expect(apiError.status).toBe(status);
+          expect(typeof apiError.message).toBe('string');
+          expect(apiError.message.length).toBeGreaterThan(0);
+          if (apiError.errors) {
+            for (const messages of Object.values(apiError.errors)) for (const m of messages) expect(typeof m).toBe('string');
+          }
+          if (apiError instanceof RateLimitError && apiError.retryAfter !== undefined) {
+            expect(apiError.retryAfter).toBeGreaterThanOrEqual(0);
+          }
+        },
+      ),
+      { numRuns: RUNS * 3 },
+    );
+  });
+});
+
+// Each of these fails today (the bug is there) and will pass once it is fixed: then make it `it`.
+describe('known bugs found by the fuzzer (reported, src/ not ours to edit)', () => {
+  const rejection = (fetchImpl: typeof fetch) =>
+    new PaymentsClient({ apiKey: API_KEY, baseUrl: BASE, maxRetries: 0, fetch: fetchImpl }).payments
+      .create({ amount: 5000, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+
+  it.fails('a 422 whose errors member holds {"toString": 0} rejects with a PaymentsError (errors.ts fieldErrorsFromBody)', async () => {
+    const body = '{"message":"The given data was invalid.","errors":{"amount":[{"toString":0}]}}';
+    const error = await rejection(async () => new Response(body, { status: 422, headers: { 'content-type': 'application/json' } }));
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+  });
+
+  it.fails('a custom fetch throwing a null-prototype object rejects with a PaymentsError (http.ts toSDKError)', async () => {
+    const error = await rejection(async () => {
+      throw Object.create(null);
+    });
+    expect(error).toBeInstanceOf(APIConnectionError);
+  });
+
+  it.fails("a custom fetch throwing another library's HTTPError rejects with a PaymentsError (http.ts toSDKError)", async () => {
+    // An error named 'HTTPError' without ky's `response` (a wrapper library's, thrown before any answer).
+    const error = await rejection(async () => {
+      throw Object.assign(new Error('Request failed'), { name: 'HTTPError' });
+    });
+    expect(error).toBeInstanceOf(PaymentsError);
+  });
+});
+
+function safeShow(value: unknown): string {
+  try {
+    return JSON.stringify(value)?.slice(0, 200) ?? String(value);
+  } catch {
+    return '(unprintable)';
+  }
+}
