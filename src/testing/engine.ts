@@ -667,7 +667,7 @@ export class Engine {
     };
     return {
       data: slice.map((s) => structuredClone(s.data)),
-      links: { first: link(1), last: link(lastPage), prev: page > 1 ? link(Math.min(page - 1, lastPage)) : null, next: page < lastPage ? link(page + 1) : null },
+      links: { first: link(1), last: link(lastPage), prev: page > 1 ? link(page - 1) : null, next: page < lastPage ? link(page + 1) : null },
       meta: {
         current_page: page,
         last_page: lastPage,

@@ -100,7 +100,7 @@ export class MockService {
   constructor(options: MockServiceOptions = {}) {
     this.baseUrl = normalizeBaseUrl(options.baseUrl ?? 'https://mock.payments.test');
     this.#engine = new Engine(this.baseUrl, options);
-    this.fetch = (input, init) => this.#answer(new Request(input, init));
+    this.fetch = async (input, init) => this.#answer(new Request(input, init));
   }
 
   /**
@@ -211,7 +211,11 @@ export class MockService {
   }
 
   #faultAnswer(fault: MockFault, entry: MockRequestLog): Response {
-    if (fault.network) throw new TypeError('fetch failed (connection reset: injected by the mock service)');
+    if (fault.network) {
+      // Exactly what undici throws on a reset, so clients classify it as a network error.
+      const cause = Object.assign(new Error('read ECONNRESET (injected by the mock service)'), { code: 'ECONNRESET' });
+      throw new TypeError('fetch failed', { cause });
+    }
     const status = fault.status ?? 503;
     entry.status = status;
     const headers: Record<string, string> = { 'Content-Type': 'application/json' };
@@ -233,12 +237,12 @@ export class MockService {
   // ------------------------------------------------------------ actions
 
   /** The processor confirms a pending payment: `succeeded`, net credited to the wallet, its checkout session `completed`. Delivery `payment.succeeded`. */
-  settlePayment(uuid: string): Promise<WebhookDelivery<PaymentEvent>> {
+  async settlePayment(uuid: string): Promise<WebhookDelivery<PaymentEvent>> {
     return this.#deliver(this.#engine.decidePayment(uuid, 'succeeded') as PaymentEvent);
   }
 
   /** The processor reports a failure: `failed` with `failure_reason` (default `'declined'`). Delivery `payment.failed`. */
-  failPayment(uuid: string, failureReason?: string): Promise<WebhookDelivery<PaymentEvent>> {
+  async failPayment(uuid: string, failureReason?: string): Promise<WebhookDelivery<PaymentEvent>> {
     return this.#deliver(this.#engine.decidePayment(uuid, 'failed', failureReason) as PaymentEvent);
   }
 
@@ -247,7 +251,7 @@ export class MockService {
    * `checkout_session` = the reference (service-api.md §2.2) and decided at once. Delivery
    * `payment.succeeded` (session `completed`) or `payment.failed` (session stays `pending_payment`).
    */
-  paySession(reference: string, options: PaySessionOptions = {}): Promise<WebhookDelivery<PaymentEvent>> {
+  async paySession(reference: string, options: PaySessionOptions = {}): Promise<WebhookDelivery<PaymentEvent>> {
     return this.#deliver(this.#engine.paySession(reference, options.outcome ?? 'succeeded', options, options.failure_reason) as PaymentEvent);
   }
 
@@ -282,7 +286,7 @@ export class MockService {
    * (service-api.md §4.8). Throws {@link MockServiceError} with the service's sentence for a
    * deactivated, expired or unknown link, and with `errors.amount` below `minimum_amount` (§7).
    */
-  payPaymentLink(id: string, options: PayPaymentLinkOptions = {}): Promise<WebhookDelivery<PaymentEvent>> {
+  async payPaymentLink(id: string, options: PayPaymentLinkOptions = {}): Promise<WebhookDelivery<PaymentEvent>> {
     return this.#deliver(this.#engine.payPaymentLink(id, { ...options, outcome: options.outcome ?? 'succeeded' }) as PaymentEvent);
   }
 
@@ -297,7 +301,7 @@ export class MockService {
    * which give the amount back to the wallet. States and `payout.*` event names are the mock's own:
    * the service does not document them (service-api.md §3.3, §6.3).
    */
-  advancePayout(id: string, options: { to?: MockPayoutStatus; failure_reason?: string } = {}): Promise<WebhookDelivery<PayoutEvent>> {
+  async advancePayout(id: string, options: { to?: MockPayoutStatus; failure_reason?: string } = {}): Promise<WebhookDelivery<PayoutEvent>> {
     return this.#deliver(this.#engine.movePayout(id, options.to, options.failure_reason) as PayoutEvent);
   }
 
@@ -314,7 +318,7 @@ export class MockService {
   }
 
   /** Signs any event with the mock's secret, e.g. a type your code does not know yet. `id` defaults to a fresh `evt_…`. */
-  createDelivery<T extends string, D>(event: { type: T; data: D; id?: string }): Promise<WebhookDelivery<{ id: string; type: T; data: D }>> {
+  async createDelivery<T extends string, D>(event: { type: T; data: D; id?: string }): Promise<WebhookDelivery<{ id: string; type: T; data: D }>> {
     const made = this.#engine.event(event.type, event.data) as { id: string; type: T; data: D };
     if (event.id !== undefined) made.id = event.id;
     return this.#deliver(made);
