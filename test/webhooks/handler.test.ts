@@ -1,0 +1,345 @@
+/** The fetch-style handler, driven with real `Request` objects (and a real Hono app). */
+import { Hono } from 'hono';
+import { PaymentsError } from 'payments-sdk';
+import {
+  memoryDedupeStore,
+  type WebhookDedupeStore,
+  type WebhookErrorInfo,
+  type WebhookEvent,
+  type WebhookHandlerOptions,
+  webhookHandler,
+} from 'payments-sdk/webhooks';
+import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
+import { deliveryHeaders, eventBody, OTHER_SECRET, SECRET } from './support.js';
+
+const URL_ = 'http://127.0.0.1/api/webhooks';
+
+function delivery(body = eventBody(), opts: { secret?: string; headers?: Record<string, string>; method?: string } = {}): Request {
+  return new Request(URL_, { method: opts.method ?? 'POST', body, headers: { ...deliveryHeaders(body, { secret: opts.secret }), ...opts.headers } });
+}
+
+/** A handler whose errors are collected rather than logged. */
+function handler(options: WebhookHandlerOptions) {
+  const errors: { error: unknown; info: WebhookErrorInfo }[] = [];
+  const handle = webhookHandler({ onError: (error, info) => errors.push({ error, info }), ...options });
+  return { handle, errors };
+}
+
+async function json(response: Response): Promise<Record<string, unknown>> {
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+afterEach(() => {
+  vi.unstubAllEnvs();
+  vi.restoreAllMocks();
+});
+
+describe('webhookHandler', () => {
+  it('answers 200 once onEvent resolved, with the verified event', async () => {
+    const seen: WebhookEvent[] = [];
+    const { handle } = handler({ secret: SECRET, onEvent: async (event) => void seen.push(event) });
+    const response = await handle(delivery());
+    expect(response.status).toBe(200);
+    expect(await json(response)).toEqual({ received: true });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({ id: 'evt_01JD3Z8Q4X5Y6Z7A8B9C0D1E2F', type: 'payment.succeeded', data: { uuid: expect.any(String) } });
+  });
+
+  it('answers 200 without calling onEvent again for an id already handled', async () => {
+    const onEvent = vi.fn();
+    const { handle } = handler({ secret: SECRET, onEvent });
+    expect((await handle(delivery())).status).toBe(200);
+    const again = await handle(delivery());
+    expect(again.status).toBe(200);
+    expect(await json(again)).toEqual({ received: true, duplicate: true });
+    expect(onEvent).toHaveBeenCalledTimes(1);
+    // Another id is another event.
+    expect((await handle(delivery(eventBody({ id: 'evt_2' })))).status).toBe(200);
+    expect(onEvent).toHaveBeenCalledTimes(2);
+  });
+
+  it('answers 500 when onEvent threw, then processes the redelivery (the claim was released)', async () => {
+    let calls = 0;
+    const { handle, errors } = handler({
+      secret: SECRET,
+      onEvent: async () => {
+        calls++;
+        if (calls === 1) throw new Error('database down: internal detail');
+      },
+    });
+    const failed = await handle(delivery());
+    expect(failed.status).toBe(500);
+    const body = await json(failed);
+    expect(body.error).toMatch(/retry/);
+    expect(JSON.stringify(body)).not.toContain('internal detail');
+    expect(errors[0]?.info).toMatchObject({ status: 500, event: { id: 'evt_01JD3Z8Q4X5Y6Z7A8B9C0D1E2F' } });
+    expect((errors[0]?.error as Error).message).toContain('internal detail');
+    const retried = await handle(delivery());
+    expect(retried.status).toBe(200);
+    expect(await json(retried)).toEqual({ received: true });
+    expect(calls).toBe(2);
+  });
+
+  it('a synchronous throw is a 500 too', async () => {
+    const { handle } = handler({
+      secret: SECRET,
+      onEvent: () => {
+        throw new Error('sync');
+      },
+    });
+    expect((await handle(delivery())).status).toBe(500);
+  });
+
+  it('answers 400 { error, reason } for each verification failure, and never calls onEvent', async () => {
+    const onEvent = vi.fn();
+    const { handle, errors } = handler({ secret: SECRET, onEvent });
+    const body = eventBody();
+    const cases: [Request, string][] = [
+      [new Request(URL_, { method: 'POST', body }), 'missing_signature'],
+      [new Request(URL_, { method: 'POST', body, headers: { 'x-service-signature': 'abc' } }), 'malformed_signature'],
+      [delivery(body, { secret: OTHER_SECRET }), 'signature_mismatch'],
+      [delivery('not json'), 'invalid_payload'],
+      [delivery(body, { headers: { 'x-service-event': 'payment.failed' } }), 'event_type_mismatch'],
+    ];
+    for (const [request, reason] of cases) {
+      const response = await handle(request);
+      expect(response.status).toBe(400);
+      const answer = await json(response);
+      expect(answer.reason).toBe(reason);
+      expect(answer.error).toEqual(expect.any(String));
+    }
+    expect(onEvent).not.toHaveBeenCalled();
+    expect(errors.map((e) => e.info.reason)).toEqual(cases.map(([, reason]) => reason));
+  });
+
+  it('keeps hints about the secret out of the answer (they go to onError)', async () => {
+    const { handle, errors } = handler({ secret: `${SECRET}\n`, onEvent: () => {} });
+    const response = await handle(delivery());
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await json(response))).not.toMatch(/whitespace|whsec_/);
+    expect((errors[0]?.error as Error).message).toMatch(/whitespace/);
+  });
+
+  it('answers 405 with Allow: POST for other methods', async () => {
+    const onEvent = vi.fn();
+    const { handle } = handler({ secret: SECRET, onEvent });
+    for (const method of ['GET', 'PUT', 'HEAD']) {
+      const response = await handle(new Request(URL_, { method }));
+      expect(response.status).toBe(405);
+      expect(response.headers.get('allow')).toBe('POST');
+    }
+    expect(onEvent).not.toHaveBeenCalled();
+  });
+
+  it('answers 413 beyond maxBodyBytes, declared or streamed', async () => {
+    const { handle } = handler({ secret: SECRET, onEvent: () => {}, maxBodyBytes: 100 });
+    expect((await handle(delivery())).status).toBe(413);
+    // No Content-Length: a stream, cut off once past the limit.
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < 10; i++) controller.enqueue(new Uint8Array(50));
+        controller.close();
+      },
+    });
+    const streamed = new Request(URL_, { method: 'POST', body: stream, duplex: 'half' } as RequestInit);
+    expect((await handle(streamed)).status).toBe(413);
+  });
+
+  it('refuses a request whose body was already read, saying how to fix it', async () => {
+    const { handle } = handler({ secret: SECRET, onEvent: () => {} });
+    const request = delivery();
+    await request.json();
+    const response = await handle(request);
+    expect(response.status).toBe(400);
+    const answer = await json(response);
+    expect(answer.reason).toBe('invalid_payload');
+    expect(answer.error).toMatch(/already read.*request\.clone\(\)/);
+    // A clone read elsewhere leaves the original intact.
+    const original = delivery();
+    await original.clone().json();
+    expect((await handle(original)).status).toBe(200);
+  });
+
+  it('dispatches to on[type] with the event typed, and to onEvent for the rest', async () => {
+    const calls: string[] = [];
+    const { handle } = handler({
+      secret: SECRET,
+      on: {
+        'payment.succeeded': (event) => {
+          expectTypeOf(event.data.net_amount_to_merchant).toEqualTypeOf<number>();
+          calls.push(`succeeded:${event.data.uuid}`);
+        },
+        'payment.failed': (event) => void calls.push(`failed:${event.data.failure_reason}`),
+        'payout.completed': (event) => void calls.push(`payout.completed:${event.data.amount}`),
+        'payout.*': (event) => void calls.push(`payout.*:${event.type}`),
+      },
+      onEvent: (event) => void calls.push(`onEvent:${event.type}`),
+    });
+    const bodies = [
+      eventBody({ id: 'a' }),
+      eventBody({ id: 'b', type: 'payment.failed', data: JSON.parse(eventBody()).data }),
+      eventBody({ id: 'c', type: 'payout.completed', data: { amount: 7 } }),
+      eventBody({ id: 'd', type: 'payout.rejected', data: {} }),
+      eventBody({ id: 'e', type: 'wallet.updated', data: {} }),
+    ];
+    for (const body of bodies) expect((await handle(delivery(body))).status).toBe(200);
+    expect(calls).toEqual([
+      'succeeded:9b2f8a1e-3c4d-4e5f-8a9b-0c1d2e3f4a5b',
+      'failed:null',
+      'payout.completed:7',
+      'payout.*:payout.rejected',
+      'onEvent:wallet.updated',
+    ]);
+  });
+
+  it('acknowledges with 200 an event nobody handles (no retries for events the merchant does not want)', async () => {
+    const succeeded = vi.fn();
+    const { handle } = handler({ secret: SECRET, on: { 'payment.succeeded': succeeded } });
+    const body = eventBody({ type: 'payout.paid', data: {} });
+    expect((await handle(delivery(body))).status).toBe(200);
+    expect(succeeded).not.toHaveBeenCalled();
+  });
+
+  it('reads the secret from PAYMENTS_WEBHOOK_SECRET at request time; without one it answers 500', async () => {
+    vi.stubEnv('PAYMENTS_WEBHOOK_SECRET', '');
+    const onEvent = vi.fn();
+    // Constructing without a secret does not throw: a build step may import the route without env.
+    const { handle, errors } = handler({ onEvent });
+    const missing = await handle(delivery());
+    expect(missing.status).toBe(500);
+    expect(errors[0]?.error).toBeInstanceOf(PaymentsError);
+    expect((errors[0]?.error as Error).message).toMatch(/secret/);
+    vi.stubEnv('PAYMENTS_WEBHOOK_SECRET', SECRET);
+    expect((await handle(delivery())).status).toBe(200);
+    expect(onEvent).toHaveBeenCalledOnce();
+  });
+
+  it('accepts several secrets', async () => {
+    const { handle } = handler({ secret: [OTHER_SECRET, SECRET], onEvent: () => {}, dedupe: false });
+    expect((await handle(delivery(eventBody(), { secret: SECRET }))).status).toBe(200);
+    expect((await handle(delivery(eventBody(), { secret: OTHER_SECRET }))).status).toBe(200);
+  });
+
+  it('with dedupe: false, calls onEvent for every delivery', async () => {
+    const onEvent = vi.fn();
+    const { handle } = handler({ secret: SECRET, onEvent, dedupe: false });
+    await handle(delivery());
+    await handle(delivery());
+    expect(onEvent).toHaveBeenCalledTimes(2);
+  });
+
+  it('answers 409 to a duplicate that arrives while the first delivery is still in flight', async () => {
+    let finish!: () => void;
+    const onEvent = vi.fn(() => new Promise<void>((resolve) => (finish = resolve)));
+    const { handle } = handler({ secret: SECRET, onEvent });
+    const first = handle(delivery());
+    await vi.waitFor(() => expect(onEvent).toHaveBeenCalledOnce());
+    const concurrent = await handle(delivery());
+    expect(concurrent.status).toBe(409);
+    expect(concurrent.headers.get('retry-after')).toBe('60');
+    finish();
+    expect((await first).status).toBe(200);
+    const later = await handle(delivery());
+    expect(later.status).toBe(200);
+    expect(await json(later)).toEqual({ received: true, duplicate: true });
+    expect(onEvent).toHaveBeenCalledOnce();
+  });
+
+  it('a custom store with only claim and release: a failed claim is a duplicate, answered 200', async () => {
+    const claimed = new Set<string>();
+    const store: WebhookDedupeStore = {
+      claim: async (id) => !claimed.has(id) && Boolean(claimed.add(id)),
+      release: async (id) => void claimed.delete(id),
+    };
+    const onEvent = vi.fn();
+    const { handle } = handler({ secret: SECRET, onEvent, dedupe: store });
+    await handle(delivery());
+    const again = await handle(delivery());
+    expect(again.status).toBe(200);
+    expect(onEvent).toHaveBeenCalledOnce();
+  });
+
+  it('answers 500 when the dedupe store fails (the service retries), without calling onEvent', async () => {
+    const onEvent = vi.fn();
+    const store: WebhookDedupeStore = { claim: () => Promise.reject(new Error('redis down')), release: async () => {} };
+    const { handle, errors } = handler({ secret: SECRET, onEvent, dedupe: store });
+    expect((await handle(delivery())).status).toBe(500);
+    expect(onEvent).not.toHaveBeenCalled();
+    expect((errors[0]?.error as Error).message).toBe('redis down');
+  });
+
+  it('still answers 500 when releasing the claim fails, and 200 when completing it fails', async () => {
+    const store = memoryDedupeStore();
+    const failing: WebhookDedupeStore = {
+      claim: (id) => store.claim(id),
+      release: () => Promise.reject(new Error('release failed')),
+      complete: () => Promise.reject(new Error('complete failed')),
+    };
+    const { handle: throwing, errors } = handler({ secret: SECRET, onEvent: () => Promise.reject(new Error('boom')), dedupe: failing });
+    expect((await throwing(delivery(eventBody({ id: 'x1' })))).status).toBe(500);
+    const { handle: working } = handler({ secret: SECRET, onEvent: () => {}, dedupe: failing });
+    expect((await working(delivery(eventBody({ id: 'x2' })))).status).toBe(200);
+    expect(errors.map((e) => (e.error as Error).message)).toEqual(['release failed', 'boom']);
+  });
+
+  it('logs to the console by default: error for 500, warn for 400', async () => {
+    const error = vi.spyOn(console, 'error').mockImplementation(() => {});
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const handle = webhookHandler({ secret: SECRET, onEvent: () => Promise.reject(new Error('boom')) });
+    await handle(delivery());
+    await handle(delivery(eventBody(), { secret: OTHER_SECRET }));
+    expect(error).toHaveBeenCalledWith(expect.stringContaining('answered 500 (event evt_01JD3Z8Q4X5Y6Z7A8B9C0D1E2F, payment.succeeded)'), expect.any(Error));
+    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/answered 400: Webhook signature mismatch/));
+    for (const call of [...error.mock.calls, ...warn.mock.calls]) expect(String(call[0])).not.toContain(SECRET);
+  });
+
+  it('an onError that throws does not change the answer', async () => {
+    const handle = webhookHandler({
+      secret: SECRET,
+      onEvent: () => {},
+      onError: () => {
+        throw new Error('logger broken');
+      },
+    });
+    expect((await handle(delivery(eventBody(), { secret: OTHER_SECRET }))).status).toBe(400);
+  });
+
+  it('refuses bad options when the handler is created', () => {
+    const bad: [unknown, RegExp][] = [
+      [{ secret: SECRET }, /onEvent, or handlers by type/],
+      [{ secret: SECRET, on: {} }, /onEvent, or handlers by type/],
+      [{ secret: SECRET, onEvent: 'x' }, /onEvent must be a function/],
+      [{ secret: SECRET, on: { 'payment.succeeded': 1 } }, /on\["payment.succeeded"\] must be a function/],
+      [{ secret: '', onEvent: () => {} }, /secret/],
+      [{ secret: [], onEvent: () => {} }, /empty array/],
+      [{ secret: SECRET, onEvent: () => {}, dedupe: {} }, /WebhookDedupeStore/],
+      [{ secret: SECRET, onEvent: () => {}, maxBodyBytes: 0 }, /maxBodyBytes/],
+      [null, /pass \{ secret, onEvent \}/],
+    ];
+    for (const [options, message] of bad) {
+      expect(() => webhookHandler(options as WebhookHandlerOptions)).toThrow(PaymentsError);
+      expect(() => webhookHandler(options as WebhookHandlerOptions)).toThrow(message);
+    }
+  });
+});
+
+describe('webhookHandler in a real Hono app', () => {
+  it('handles c.req.raw, and explains when a validator read the body first', async () => {
+    const onEvent = vi.fn();
+    const handle = webhookHandler({ secret: SECRET, onEvent, onError: () => {} });
+    const app = new Hono();
+    app.post('/webhooks', (c) => handle(c.req.raw));
+    app.post('/parsed-first', async (c) => {
+      await c.req.json();
+      return handle(c.req.raw);
+    });
+    const body = eventBody();
+    const ok = await app.request('/webhooks', { method: 'POST', body, headers: deliveryHeaders(body) });
+    expect(ok.status).toBe(200);
+    expect(onEvent).toHaveBeenCalledOnce();
+    const misuse = await app.request('/parsed-first', { method: 'POST', body, headers: deliveryHeaders(body) });
+    expect(misuse.status).toBe(400);
+    expect(((await misuse.json()) as { error: string }).error).toMatch(/already read.*c\.req\.raw/);
+  });
+});
