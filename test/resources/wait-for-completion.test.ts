@@ -16,8 +16,8 @@ import { API_URL, caught, makeClient, useRequestLog } from './support.js';
 
 const recorded = vi.hoisted(() => ({ waits: [] as number[], cap: { ms: 1 } }));
 
-vi.mock('../../src/internal/sleep.ts', async (importOriginal) => {
-  const real = await importOriginal<typeof import('../../src/internal/sleep.ts')>();
+vi.mock('../../src/internal/sleep.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/internal/sleep.js')>();
   return {
     ...real,
     sleep: (ms: number, signal?: AbortSignal) => {
