@@ -113,7 +113,8 @@ export function drawFault(seed: number, faultRate: number, op: number, attempt: 
 const PATHS = { '/api/v1/payments': 'payment', '/api/v1/checkout-sessions': 'checkout_session' } as const;
 type Kind = (typeof PATHS)[keyof typeof PATHS];
 
-const HTML_502 = '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
+const HTML_502 =
+  '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
 const HTML_503 = '<!DOCTYPE html><html><head><title>Service Unavailable</title></head><body>Be right back.</body></html>';
 
 /** Builds the resource the service would create from the request body (service-api.md §2.1, §2.2, §4.1, §4.4). */
@@ -187,7 +188,14 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
   };
 
   /** The idempotent creation of service-api.md §5.2: first → 201, same key + same content → 200, different content → 409. */
-  const act = (kind: Kind, key: string, op: number, attempt: number, raw: string, body: Record<string, unknown>): { status: number; text: string } => {
+  const act = (
+    kind: Kind,
+    key: string,
+    op: number,
+    attempt: number,
+    raw: string,
+    body: Record<string, unknown>,
+  ): { status: number; text: string } => {
     const bodyHash = createHash('sha256').update(`${kind}\n${raw}`).digest('hex');
     const found = resources.get(key);
     if (found) {

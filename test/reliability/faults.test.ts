@@ -7,8 +7,9 @@
  *
  * Reproduce a run with RELIABILITY_SEED=<n> (the seed is in every assertion message).
  */
-import { PaymentsClient, PaymentsError } from 'payments-sdk';
+
 import type { WithResponse } from 'payments-sdk';
+import { PaymentsClient, PaymentsError } from 'payments-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API_KEY } from '../helpers/fixtures.js';
 import { FAULTS, type Fault, type FaultServer, startFaultServer } from './fault-server.js';
@@ -23,12 +24,24 @@ const SLOW_MS = 300;
 // Operations whose first call is made to fail on every attempt, so the "still fails → retry with
 // the key" path always runs, whatever the seed. After MAX_RETRIES + 1 attempts the PRNG takes over.
 const FORCED: Record<number, { faults: Fault[]; expected: string; createdBeforeFailure: boolean }> = {
-  3: { faults: ['reset-after', '500-json', 'created-502-html', 'truncated', 'invalid-json'], expected: 'ResponseValidationError', createdBeforeFailure: true },
-  4: { faults: ['reset-before', 'reset-before', 'reset-before', 'reset-before', 'reset-before'], expected: 'APIConnectionError', createdBeforeFailure: false },
+  3: {
+    faults: ['reset-after', '500-json', 'created-502-html', 'truncated', 'invalid-json'],
+    expected: 'ResponseValidationError',
+    createdBeforeFailure: true,
+  },
+  4: {
+    faults: ['reset-before', 'reset-before', 'reset-before', 'reset-before', 'reset-before'],
+    expected: 'APIConnectionError',
+    createdBeforeFailure: false,
+  },
   5: { faults: ['429', '429', '429', '429', '429'], expected: 'RateLimitError', createdBeforeFailure: false },
   6: { faults: ['slow', 'slow', 'slow', 'slow', 'slow'], expected: 'APITimeoutError', createdBeforeFailure: true },
   7: { faults: ['503-html', '502-html', '503-json', '500-json', '503-html'], expected: 'InternalServerError', createdBeforeFailure: false },
-  8: { faults: ['reset-before', '429', '502-html', 'truncated', 'reset-after'], expected: 'APIConnectionError', createdBeforeFailure: true },
+  8: {
+    faults: ['reset-before', '429', '502-html', 'truncated', 'reset-after'],
+    expected: 'APIConnectionError',
+    createdBeforeFailure: true,
+  },
 };
 
 type Created = { uuid?: string; reference?: string; amount?: number; gross_amount?: number };
@@ -64,10 +77,15 @@ function createOp(op: number, idempotencyKey?: string): Promise<WithResponse<Cre
   const options = { ...(idempotencyKey ? { idempotencyKey } : {}), ...(forcedNotSlow ? { timeout: 5_000 } : {}) };
   if (op % 2 === 0) {
     return client.payments
-      .create({ amount: 1_000 + op, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567', description: `op-${op}` }, options)
+      .create(
+        { amount: 1_000 + op, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567', description: `op-${op}` },
+        options,
+      )
       .withResponse();
   }
-  return client.checkoutSessions.create({ amount: 1_000 + op, currency: 'XOF', description: `op-${op}`, metadata: { op } }, options).withResponse();
+  return client.checkoutSessions
+    .create({ amount: 1_000 + op, currency: 'XOF', description: `op-${op}`, metadata: { op } }, options)
+    .withResponse();
 }
 
 /** Runs `task` over 0..count-1 with at most `limit` in flight. */
@@ -114,7 +132,10 @@ describe(`500 creations under ~30 % faults (seed ${SEED})`, () => {
       failed.push({ op, error });
     });
     for (const op of Object.keys(FORCED).map(Number)) {
-      expect(failed.map((f) => f.op), `forced op ${op} should fail its first call (seed ${SEED})`).toContain(op);
+      expect(
+        failed.map((f) => f.op),
+        `forced op ${op} should fail its first call (seed ${SEED})`,
+      ).toContain(op);
     }
 
     // Finish each failed operation with the key it surfaced (bounded: each call has 5 attempts).
@@ -167,7 +188,9 @@ describe(`500 creations under ~30 % faults (seed ${SEED})`, () => {
       const log = server.ops.get(op);
       const attempt = Number(result.response.headers.get('x-attempt'));
       expect(log?.answers.get(attempt), `op ${op} accepted attempt ${attempt} (seed ${SEED})`).toBe(result.response.status);
-      expect(result.replayed, `op ${op} created at attempt ${log?.createdAt}, accepted ${attempt} (seed ${SEED})`).toBe((log?.createdAt ?? 0) < attempt);
+      expect(result.replayed, `op ${op} created at attempt ${log?.createdAt}, accepted ${attempt} (seed ${SEED})`).toBe(
+        (log?.createdAt ?? 0) < attempt,
+      );
       expect(result.response.status).toBe(result.replayed ? 200 : 201);
       if (result.replayed) replays++;
     }

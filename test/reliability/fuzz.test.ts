@@ -74,7 +74,23 @@ const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 // Keys that trip naive object handling: prototype names, coercion hooks, and the members the
 // error mapper reads. Mixed into generated objects so the fuzzer reaches them.
-const HOSTILE_KEYS = ['__proto__', 'constructor', 'prototype', 'toString', 'valueOf', 'toJSON', 'then', 'message', 'error', 'errors', 'failure_reason', 'data', 'links', 'meta', 'next'];
+const HOSTILE_KEYS = [
+  '__proto__',
+  'constructor',
+  'prototype',
+  'toString',
+  'valueOf',
+  'toJSON',
+  'then',
+  'message',
+  'error',
+  'errors',
+  'failure_reason',
+  'data',
+  'links',
+  'meta',
+  'next',
+];
 
 /** JSON values whose object keys are drawn partly from {@link HOSTILE_KEYS}. */
 const hostileJson: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
@@ -91,12 +107,19 @@ const nearValidJson: fc.Arbitrary<unknown> = fc.oneof(
   fc.record({ data: fc.constant(payment()) }),
   fc.record({ data: fc.constant(checkoutSession()) }),
   fc.constant(envelope([payment(), payment()], { page: 1, lastPage: 1 })),
-  fc.tuple(fc.constantFrom<Record<string, unknown>>(payment(), checkoutSession()), fc.constantFrom(...Object.keys(payment()), ...Object.keys(checkoutSession())), hostileJson).map(
-    ([base, key, value]) => ({ data: { ...base, [key]: value } }),
-  ),
+  fc
+    .tuple(
+      fc.constantFrom<Record<string, unknown>>(payment(), checkoutSession()),
+      fc.constantFrom(...Object.keys(payment()), ...Object.keys(checkoutSession())),
+      hostileJson,
+    )
+    .map(([base, key, value]) => ({ data: { ...base, [key]: value } })),
   fc.tuple(fc.constantFrom('data', 'links', 'meta'), hostileJson).map(([key, value]) => ({ ...envelope([payment()]), [key]: value })),
   fc.record({ message: hostileJson, errors: hostileJson, failure_reason: hostileJson }, { requiredKeys: [] }),
-  fc.record({ message: fc.string(), errors: fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(hostileJson, fc.array(hostileJson, { maxLength: 3 })), { maxKeys: 3 }) }),
+  fc.record({
+    message: fc.string(),
+    errors: fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(hostileJson, fc.array(hostileJson, { maxLength: 3 })), { maxKeys: 3 }),
+  }),
 );
 
 /** Any body text: nothing, arbitrary JSON, hostile or near-valid JSON, arbitrary or binary-ish text, HTML, cut JSON. */
@@ -118,14 +141,31 @@ const bodyText: fc.Arbitrary<string> = fc.oneof(
 const headerValue = fc.stringMatching(/^[\x21-\x7e]([\x20-\x7e]{0,40}[\x21-\x7e])?$/);
 const retryAfter = fc.oneof(
   fc.nat().map(String),
-  fc.constantFrom('0', '-1', '1.5', '1e400', '99999999999999999999', 'soon', '', 'Wed, 21 Oct 2015 07:28:00 GMT', 'Fri, 31 Dec 9999 23:59:59 GMT'),
+  fc.constantFrom(
+    '0',
+    '-1',
+    '1.5',
+    '1e400',
+    '99999999999999999999',
+    'soon',
+    '',
+    'Wed, 21 Oct 2015 07:28:00 GMT',
+    'Fri, 31 Dec 9999 23:59:59 GMT',
+  ),
   fc.date({ noInvalidDate: true }).map((d) => d.toUTCString()),
   headerValue,
 );
 const headers: fc.Arbitrary<Record<string, string>> = fc.record(
   {
     'content-type': fc.oneof(
-      fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/problem+json', 'text/html', 'text/plain', 'application/octet-stream'),
+      fc.constantFrom(
+        'application/json',
+        'application/json; charset=utf-8',
+        'application/problem+json',
+        'text/html',
+        'text/plain',
+        'application/octet-stream',
+      ),
       headerValue,
     ),
     'retry-after': retryAfter,
@@ -138,13 +178,18 @@ const CALLS = ['payments.create', 'payments.retrieve', 'payments.list', 'checkou
 type Call = (typeof CALLS)[number];
 
 /** Fields the SDK does not know (prefixed, so they never replace a known one) with any JSON value. */
-const unknownFields = fc.dictionary(fc.string({ maxLength: 8 }).map((k) => `x_${k}`), hostileJson, { maxKeys: 3 });
+const unknownFields = fc.dictionary(
+  fc.string({ maxLength: 8 }).map((k) => `x_${k}`),
+  hostileJson,
+  { maxKeys: 3 },
+);
 /** A status value the SDK does not know yet (enums are open: API.md "Responses"). */
 const anyStatusText = fc.oneof(fc.constantFrom('pending', 'succeeded', 'created'), fc.string({ maxLength: 12 }));
 
 /** A body the call must accept, with unknown fields and unknown status values mixed in. */
 function validBody(call: Call): fc.Arbitrary<string> {
-  const item = (base: Record<string, unknown>) => fc.tuple(unknownFields, anyStatusText).map(([extra, status]) => ({ ...base, ...extra, status }));
+  const item = (base: Record<string, unknown>) =>
+    fc.tuple(unknownFields, anyStatusText).map(([extra, status]) => ({ ...base, ...extra, status }));
   switch (call) {
     case 'payments.create':
     case 'payments.retrieve':
@@ -153,20 +198,26 @@ function validBody(call: Call): fc.Arbitrary<string> {
       return fc.tuple(item(checkoutSession()), unknownFields).map(([data, extra]) => JSON.stringify({ ...extra, data }));
     case 'payments.list':
     case 'list.pages':
-      return fc.tuple(fc.array(item(payment()), { maxLength: 3 }), unknownFields).map(([data, extra]) => JSON.stringify({ ...envelope(data), ...extra }));
+      return fc
+        .tuple(fc.array(item(payment()), { maxLength: 3 }), unknownFields)
+        .map(([data, extra]) => JSON.stringify({ ...envelope(data), ...extra }));
     case 'wallets.list':
-      return fc.array(unknownFields, { maxLength: 3 }).chain((wallets) => fc.constantFrom(JSON.stringify(wallets), JSON.stringify({ data: wallets })));
+      return fc
+        .array(unknownFields, { maxLength: 3 })
+        .chain((wallets) => fc.constantFrom(JSON.stringify(wallets), JSON.stringify({ data: wallets })));
   }
 }
 
 /** A call, and an answer to it: status 200–599 (what `Response` accepts), any body and headers. */
 const exchange = fc.constantFrom(...CALLS).chain((call) =>
-  fc.record({
-    call: fc.constant(call),
-    status: fc.oneof(fc.constantFrom(200, 201), fc.integer({ min: 200, max: 599 })),
-    valid: fc.boolean(),
-    headers,
-  }).chain((x) => (x.valid ? validBody(call) : bodyText).map((body) => ({ ...x, body }))),
+  fc
+    .record({
+      call: fc.constant(call),
+      status: fc.oneof(fc.constantFrom(200, 201), fc.integer({ min: 200, max: 599 })),
+      valid: fc.boolean(),
+      headers,
+    })
+    .chain((x) => (x.valid ? validBody(call) : bodyText).map((body) => ({ ...x, body }))),
 );
 
 function clientAnswering(a: { status: number; body: string; headers: Record<string, string> }): PaymentsClient {
@@ -236,7 +287,8 @@ describe('the response parser, fed arbitrary answers through the real client', (
         }
         const ok = a.status >= 200 && a.status < 300;
         // A valid body (whatever unknown fields and status values it carries) on a 2xx must resolve.
-        if (ok && a.valid && !NULL_BODY_STATUSES.has(a.status)) expect(outcome, describeError(!outcome.ok && outcome.error)).toEqual({ ok: true });
+        if (ok && a.valid && !NULL_BODY_STATUSES.has(a.status))
+          expect(outcome, describeError(!outcome.ok && outcome.error)).toEqual({ ok: true });
         if (outcome.ok) {
           // Only a 2xx whose body matches the schema may resolve.
           expect(ok).toBe(true);
@@ -247,7 +299,10 @@ describe('the response parser, fed arbitrary answers through the real client', (
         expect(typeof (error as Error).message).toBe('string');
         if (ok) {
           // A 2xx that does not parse or does not match; or pagination refusing a loop.
-          expect(error instanceof ResponseValidationError || (call === 'list.pages' && (error as Error).message.includes('already visited')), describeError(error)).toBe(true);
+          expect(
+            error instanceof ResponseValidationError || (call === 'list.pages' && (error as Error).message.includes('already visited')),
+            describeError(error),
+          ).toBe(true);
         } else {
           expect(error, describeError(error)).toBeInstanceOf(expectedClass(a.status));
           expect((error as APIError).status).toBe(a.status);
@@ -271,7 +326,15 @@ const thrown: fc.Arbitrary<unknown> = fc.oneof(
   fc.constant(new DOMException('The operation timed out.', 'TimeoutError')),
   // ky recognises its errors by `name` too: another library's HTTPError (got, a wrapped ky) may come from a custom fetch.
   fc
-    .record({ name: fc.constantFrom('HTTPError', 'TimeoutError', 'NetworkError', 'KyError', 'AbortError'), message: fc.string(), response: fc.anything(), data: fc.anything() }, { requiredKeys: ['name'] })
+    .record(
+      {
+        name: fc.constantFrom('HTTPError', 'TimeoutError', 'NetworkError', 'KyError', 'AbortError'),
+        message: fc.string(),
+        response: fc.anything(),
+        data: fc.anything(),
+      },
+      { requiredKeys: ['name'] },
+    )
     .chain((fields) => fc.constantFrom<unknown>(fields, Object.assign(new Error(String(fields.message ?? '')), fields))),
 );
 
