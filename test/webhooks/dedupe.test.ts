@@ -1,0 +1,183 @@
+/** The dedupe stores: in memory, and on a REAL redis-server started here (node-redis and ioredis clients). */
+import { Redis } from 'ioredis';
+import { PaymentsError } from 'payments-sdk';
+import { memoryDedupeStore, redisDedupeStore, type WebhookDedupeStore, webhookHandler } from 'payments-sdk/webhooks';
+import { createClient } from 'redis';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { deliveryHeaders, eventBody, type RedisServer, SECRET, startRedisServer } from './support.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** The contract every store keeps, whatever is behind it. */
+async function checkContract(store: WebhookDedupeStore, id: string) {
+  expect(await store.claim(id)).toBe(true);
+  // In flight: claimed, not complete.
+  expect(await store.claim(id)).toBe(false);
+  expect(await store.isComplete?.(id)).toBe(false);
+  // Released after a failure: the retry claims it again.
+  await store.release(id);
+  expect(await store.claim(id)).toBe(true);
+  await store.complete?.(id);
+  expect(await store.claim(id)).toBe(false);
+  expect(await store.isComplete?.(id)).toBe(true);
+  // Another id is independent.
+  expect(await store.claim(`${id}-other`)).toBe(true);
+}
+
+describe('memoryDedupeStore', () => {
+  it('keeps the contract', async () => {
+    await checkContract(memoryDedupeStore(), 'evt_1');
+  });
+
+  it('forgets a handled id after ttlMs, and an in-flight claim after leaseMs', async () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    const store = memoryDedupeStore({ ttlMs: 10_000, leaseMs: 1_000 });
+    expect(await store.claim('done')).toBe(true);
+    await store.complete?.('done');
+    expect(await store.claim('stuck')).toBe(true);
+    vi.setSystemTime(1_000_000 + 1_001);
+    // The instance handling "stuck" died: its lease ran out, so the retry is processed.
+    expect(await store.claim('stuck')).toBe(true);
+    expect(await store.claim('done')).toBe(false);
+    vi.setSystemTime(1_000_000 + 10_001);
+    expect(await store.isComplete?.('done')).toBe(false);
+    expect(await store.claim('done')).toBe(true);
+  });
+
+  it('defaults to remembering a handled id for 24 hours', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const store = memoryDedupeStore();
+    await store.claim('a');
+    await store.complete?.('a');
+    vi.setSystemTime(24 * 3600_000 - 1);
+    expect(await store.claim('a')).toBe(false);
+    vi.setSystemTime(24 * 3600_000);
+    expect(await store.claim('a')).toBe(true);
+  });
+
+  it('is bounded: beyond max, the oldest ids are forgotten first', async () => {
+    const store = memoryDedupeStore({ max: 3 });
+    for (const id of ['a', 'b', 'c', 'd']) {
+      expect(await store.claim(id)).toBe(true);
+      await store.complete?.(id);
+    }
+    expect(await store.claim('a')).toBe(true); // evicted, so claimable again (and now evicts "b")
+    expect(await store.claim('c')).toBe(false);
+    expect(await store.claim('d')).toBe(false);
+    expect(await store.claim('b')).toBe(true);
+  });
+
+  it('stays within max under many ids', async () => {
+    const store = memoryDedupeStore({ max: 100 });
+    for (let i = 0; i < 5_000; i++) await store.claim(`evt_${i}`);
+    let remembered = 0;
+    for (let i = 0; i < 5_000; i++) if (!(await store.claim(`evt_${i}`))) remembered++;
+    expect(remembered).toBeLessThanOrEqual(100);
+  });
+
+  it('refuses bad options', () => {
+    for (const options of [{ ttlMs: 0 }, { ttlMs: 1.5 }, { max: -1 }, { leaseMs: Number.NaN }, { max: '10' }]) {
+      expect(() => memoryDedupeStore(options as never)).toThrow(PaymentsError);
+    }
+  });
+});
+
+describe('redisDedupeStore on a real redis-server', () => {
+  let redis: RedisServer;
+  let nodeRedis: ReturnType<typeof createClient>;
+  let ioredis: Redis;
+
+  beforeAll(async () => {
+    // Fails (never skips) when redis-server is not installed: see startRedisServer.
+    redis = await startRedisServer();
+    nodeRedis = createClient({ url: redis.url });
+    await nodeRedis.connect();
+    ioredis = new Redis(redis.port, '127.0.0.1', { lazyConnect: true, maxRetriesPerRequest: 1 });
+    await ioredis.connect();
+  });
+
+  afterAll(async () => {
+    await nodeRedis?.quit().catch(() => {});
+    ioredis?.disconnect();
+    await redis?.stop();
+  });
+
+  for (const [name, client] of [
+    ['node-redis', () => nodeRedis],
+    ['ioredis', () => ioredis],
+  ] as const) {
+    describe(name, () => {
+      it('keeps the contract', async () => {
+        await checkContract(redisDedupeStore(client(), { prefix: `${name}:contract:` }), 'evt_1');
+      });
+
+      it('writes SET NX PX with the lease, then the full TTL once complete, under the prefix', async () => {
+        const store = redisDedupeStore(client(), { prefix: `${name}:ttl:`, ttlMs: 60_000, leaseMs: 5_000 });
+        await store.claim('evt_ttl');
+        expect(await ioredis.get(`${name}:ttl:evt_ttl`)).toBe('processing');
+        const lease = await ioredis.pttl(`${name}:ttl:evt_ttl`);
+        expect(lease).toBeGreaterThan(0);
+        expect(lease).toBeLessThanOrEqual(5_000);
+        await store.complete?.('evt_ttl');
+        expect(await ioredis.get(`${name}:ttl:evt_ttl`)).toBe('done');
+        expect(await ioredis.pttl(`${name}:ttl:evt_ttl`)).toBeGreaterThan(5_000);
+        await store.release('evt_ttl');
+        expect(await ioredis.exists(`${name}:ttl:evt_ttl`)).toBe(0);
+      });
+
+      it('lets exactly one of many concurrent claims win', async () => {
+        const stores = Array.from({ length: 10 }, () => redisDedupeStore(client(), { prefix: `${name}:race:` }));
+        const results = await Promise.all(stores.map((store) => store.claim('evt_race')));
+        expect(results.filter(Boolean)).toHaveLength(1);
+      });
+
+      it('an expired lease is claimable again (an instance that died mid-onEvent)', async () => {
+        const store = redisDedupeStore(client(), { prefix: `${name}:lease:`, leaseMs: 50 });
+        expect(await store.claim('evt_lease')).toBe(true);
+        await vi.waitFor(async () => expect(await ioredis.exists(`${name}:lease:evt_lease`)).toBe(0), { timeout: 2_000, interval: 20 });
+        expect(await store.claim('evt_lease')).toBe(true);
+      });
+    });
+  }
+
+  it('shares handled ids between two handlers (two instances behind a load balancer)', async () => {
+    const calls: string[] = [];
+    const instanceA = webhookHandler({ secret: SECRET, onEvent: () => void calls.push('A'), dedupe: redisDedupeStore(nodeRedis, { prefix: 'lb:' }) });
+    const instanceB = webhookHandler({ secret: SECRET, onEvent: () => void calls.push('B'), dedupe: redisDedupeStore(ioredis, { prefix: 'lb:' }) });
+    const body = eventBody({ id: 'evt_shared' });
+    const request = () => new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: deliveryHeaders(body) });
+    expect((await instanceA(request())).status).toBe(200);
+    const second = await instanceB(request());
+    expect(second.status).toBe(200);
+    expect(await second.json()).toEqual({ received: true, duplicate: true });
+    expect(calls).toEqual(['A']);
+  });
+
+  it('a failed onEvent releases the id in Redis, so the redelivery is processed by any instance', async () => {
+    let fail = true;
+    const handle = webhookHandler({
+      secret: SECRET,
+      onEvent: () => {
+        if (fail) throw new Error('boom');
+      },
+      onError: () => {},
+      dedupe: redisDedupeStore(ioredis, { prefix: 'release:' }),
+    });
+    const body = eventBody({ id: 'evt_release' });
+    const request = () => new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: deliveryHeaders(body) });
+    expect((await handle(request())).status).toBe(500);
+    expect(await ioredis.exists('release:evt_release')).toBe(0);
+    fail = false;
+    expect((await handle(request())).status).toBe(200);
+    expect(await ioredis.get('release:evt_release')).toBe('done');
+  });
+
+  it('refuses a client it cannot recognise, rather than risk dropping NX', () => {
+    const upstashLike = { set: async () => 'OK', get: async () => null, del: async () => 1 };
+    expect(() => redisDedupeStore(upstashLike as never)).toThrow(/node-redis or ioredis.*implement WebhookDedupeStore/);
+    expect(() => redisDedupeStore(null as never)).toThrow(PaymentsError);
+    expect(() => redisDedupeStore(nodeRedis, { ttlMs: -5 })).toThrow(/ttlMs must be a positive integer/);
+  });
+});
