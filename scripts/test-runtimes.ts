@@ -279,13 +279,11 @@ async function runEdge(): Promise<Outcome> {
       ]);
       const result = JSON.parse(raw as string) as { runtime: string; checks: string[] };
       const server = serverVerdict(seen);
-      if (server) return { runtime, version: `${version}; ${result.runtime}`, ok: false, detail: server };
-      return {
-        runtime,
-        version: `${version}; ${result.runtime}`,
-        ok: true,
-        detail: `${result.checks.length} checks; UA ${seen.userAgent}`,
-      };
+      // The smoke's own label proves it ran inside the VM (globalThis.EdgeRuntime is set there only).
+      const inside = result.runtime.startsWith('edge-runtime') ? undefined : `ran outside the EdgeVM? (${result.runtime})`;
+      const problem = [server, inside].filter(Boolean).join('; ');
+      if (problem) return { runtime, version, ok: false, detail: problem };
+      return { runtime, version, ok: true, detail: `${result.checks.length} checks; UA ${seen.userAgent}` };
     } finally {
       clearTimeout(timer);
     }
