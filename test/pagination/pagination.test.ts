@@ -7,6 +7,7 @@
 import { HttpResponse, http } from 'msw';
 import { NotFoundError, Page, type Payment, PaymentsError, ResponseValidationError } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
+import { keepFilters } from '../../src/core/pagination.js';
 import { envelope, payment } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
 import { API_URL, caught, makeClient, ORIGIN, queryOf, useRequestLog } from '../resources/support.js';
@@ -375,5 +376,17 @@ describe('errors in the middle of a walk', () => {
       }),
     );
     expect(await caught(() => makeClient().payments.list().toArray())).toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('keepFilters (the next request of a walk)', () => {
+  it.each([
+    ['/payments?page=2', '?status=succeeded&per_page=100', '/payments?page=2&status=succeeded&per_page=100'],
+    ['/payments?page=2&status=failed', '?status=succeeded', '/payments?page=2&status=failed'],
+    ['/payments?page=2', '?page=1&from=2026-11-01', '/payments?page=2&from=2026-11-01'],
+    ['/payments/after/p-20', '?status=succeeded', '/payments/after/p-20?status=succeeded'],
+    ['/payments?page=2&a=%20b', '', '/payments?page=2&a=%20b'],
+  ])('%s + %s → %s', (link, filters, expected) => {
+    expect(keepFilters(link, filters)).toBe(expected);
   });
 });

@@ -155,6 +155,17 @@ describe('checkoutSessions.findPayment', () => {
     expect(log).toHaveLength(3);
   });
 
+  it('a created_at it cannot read: the walk runs without a from filter (slower, still right)', async () => {
+    server.use(
+      http.get(`${API_URL}/checkout-sessions/:reference`, () =>
+        HttpResponse.json({ data: checkoutSession({ reference, created_at: 'sometime' }) }),
+      ),
+      http.get(`${API_URL}/payments`, () => HttpResponse.json(envelope([payment({ checkout_session: reference })], { origin: ORIGIN }))),
+    );
+    expect((await makeClient().checkoutSessions.findPayment(reference))?.checkout_session).toBe(reference);
+    expect(queryOf(log[1])).toEqual({ per_page: '100' });
+  });
+
   it('a 404 session → NotFoundError, and no payment list is read', async () => {
     server.use(
       http.get(`${API_URL}/checkout-sessions/:reference`, () => HttpResponse.json({ message: SESSION_NOT_FOUND }, { status: 404 })),
