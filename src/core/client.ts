@@ -126,7 +126,7 @@ export class PaymentsClient {
     this.mode = modeOfKey(apiKey);
     this.timeout = checkTimeout(options.timeout ?? 30_000, 'timeout');
     this.maxRetries = checkRetries(options.maxRetries ?? 2, 'maxRetries');
-    this.#defaultHeaders = { ...options.headers };
+    this.#defaultHeaders = checkHeaders(options.headers, 'headers');
     this.#send = createTransport({
       fetch: options.fetch,
       logger: levelledLogger(options.logger, options.logLevel),
@@ -266,7 +266,7 @@ export class PaymentsClient {
 
   #headers(options: RequestOptions): Headers {
     const headers = new Headers(this.#defaultHeaders);
-    if (options.headers) for (const [k, v] of Object.entries(options.headers)) headers.set(k, v);
+    for (const [k, v] of Object.entries(checkHeaders(options.headers, 'options.headers'))) headers.set(k, v);
     headers.set('Authorization', `Bearer ${this.#apiKey}`);
     headers.set('Accept', 'application/json');
     headers.set('User-Agent', `payments-sdk/${VERSION} (${runtimeName()})`);
@@ -341,6 +341,29 @@ export function modeOfKey(key: string): ClientMode {
   if (lower.includes('live')) return 'live';
   if (lower.includes('test') || lower.includes('sandbox')) return 'sandbox';
   return 'unknown';
+}
+
+/**
+ * Checks header names and values before anything is sent. `Headers` would throw a TypeError that
+ * quotes the value (a token, say): the error names the bad headers only.
+ */
+function checkHeaders(headers: Record<string, string> | undefined, name: string): Record<string, string> {
+  if (headers === undefined) return {};
+  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
+    throw new PaymentsError(`${name} must be an object of header names to string values.`);
+  }
+  const bad: string[] = [];
+  for (const [key, value] of Object.entries(headers)) {
+    try {
+      new Headers([[key, String(value)]]);
+    } catch {
+      bad.push(JSON.stringify(key));
+    }
+  }
+  if (bad.length > 0) {
+    throw new PaymentsError(`${name}: invalid HTTP header name or value for ${bad.join(', ')} (a line break or a character HTTP forbids).`);
+  }
+  return { ...headers };
 }
 
 function checkTimeout(value: number, name: string): number {

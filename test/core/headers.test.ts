@@ -3,7 +3,7 @@
  * JSON bodies, the User-Agent, default and per-request headers, and the custom `fetch` option.
  */
 import { HttpResponse, http } from 'msw';
-import { VERSION } from 'payments-sdk';
+import { PaymentsError, VERSION } from 'payments-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runtimeName } from '../../src/internal/runtime.js';
 import { API_KEY, checkoutSession, payment } from '../helpers/fixtures.js';
@@ -149,5 +149,34 @@ describe('custom fetch', () => {
     const client = makeClient({ fetch: customFetch as typeof fetch });
     await client.payments.retrieve('p-1');
     expect(customFetch).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('bad headers', () => {
+  it('a default header that is not valid HTTP is refused at construction, naming it but not its value', () => {
+    let error: unknown;
+    try {
+      makeClient({ headers: { 'X-Token': 'secret-value\r\nInjected: yes' } });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(PaymentsError);
+    expect((error as Error).message).toMatch(/X-Token/);
+    expect((error as Error).message).not.toContain('secret-value');
+    expect(() => makeClient({ headers: { 'bad name': 'x' } })).toThrowError(/bad name/);
+  });
+
+  it('a per-request header that is not valid HTTP is refused before sending, with the idempotencyKey on a creation', async () => {
+    const seen = record('post', '/payments', () => HttpResponse.json({ data: payment() }, { status: 201 }));
+    const error = await makeClient()
+      .payments.create(chargeParams, { idempotencyKey: 'k-h', headers: { 'X-Trace': 'a\nb' } })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(PaymentsError);
+    expect((error as Error).message).toMatch(/X-Trace/);
+    expect((error as PaymentsError).idempotencyKey).toBe('k-h');
+    expect(seen).toHaveLength(0);
   });
 });
