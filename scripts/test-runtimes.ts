@@ -1,7 +1,8 @@
 /**
  * Runs scripts/runtime-smoke/smoke.ts on the BUILT package under every runtime API.md "Package"
- * promises (issue 6 "Runtimes"): Node 22, Node 24 (ESM and `require`), Bun, Deno, and Vercel's
- * EdgeVM (the `edge-runtime` package). Prints runtime → version → pass/fail; exits 1 if any fails.
+ * promises (issue 6 "Runtimes"): Node 22, Node 24 (ESM and `require`), Bun, Deno, Vercel's
+ * EdgeVM (the `edge-runtime` package), and Cloudflare's workerd when `miniflare` is installed.
+ * Prints runtime → version → pass/fail/skipped; exits 1 if any fails.
  *
  *   npm run test:runtimes      (builds with tsup first, then runs this file on the pinned Node 24)
  *
@@ -19,6 +20,7 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -142,6 +144,8 @@ interface Outcome {
   runtime: string;
   version: string;
   ok: boolean;
+  /** Not run because an optional tool is not installed: shown in the table, not a failure. */
+  skipped?: boolean;
   detail: string;
 }
 
@@ -292,11 +296,78 @@ async function runEdge(): Promise<Outcome> {
   }
 }
 
+/**
+ * Cloudflare's workerd through Miniflare, when `miniflare` is installed (it is optional: not a
+ * devDependency yet). Without it the row says "skipped" in the table: never silently.
+ */
+async function runWorkerd(): Promise<Outcome> {
+  const runtime = 'Cloudflare workerd';
+  const require = createRequire(import.meta.url);
+  let miniflarePath: string;
+  try {
+    miniflarePath = require.resolve('miniflare');
+  } catch {
+    return { runtime, version: 'not installed', ok: true, skipped: true, detail: 'npm install -D miniflare to run it' };
+  }
+  const versionAt = (from: string, name: string) => {
+    try {
+      return (JSON.parse(readFileSync(createRequire(from).resolve(`${name}/package.json`), 'utf8')) as { version: string }).version;
+    } catch {
+      return '?';
+    }
+  };
+  const version = `workerd ${versionAt(miniflarePath, 'workerd')} (miniflare ${versionAt(miniflarePath, 'miniflare')})`;
+  const { config, seen } = newRun();
+  // biome-ignore lint/suspicious/noExplicitAny: miniflare is optional, so it has no types at compile time.
+  let mf: any;
+  try {
+    // A module worker, as wrangler would bundle it (workerd conditions); the smoke runs in its fetch handler.
+    const bundle = await esbuild.build({
+      stdin: {
+        contents:
+          "import { runSmoke } from './smoke.ts';\n" +
+          'export default { async fetch(request) { try { return Response.json(await runSmoke(await request.json())); } ' +
+          'catch (error) { return new Response(String(error), { status: 500 }); } } };',
+        resolveDir: consumer,
+        loader: 'js',
+      },
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      conditions: ['workerd', 'worker', 'browser'],
+      target: 'es2022',
+      define: { 'import.meta.main': 'false' },
+      tsconfigRaw: {},
+      write: false,
+      logLevel: 'silent',
+    });
+    const { Miniflare } = (await import(miniflarePath)) as { Miniflare: new (options: object) => unknown };
+    mf = new Miniflare({ modules: true, script: bundle.outputFiles[0]?.text ?? '', compatibilityDate: '2026-01-01' });
+    const response = await mf.dispatchFetch('http://smoke.local/', {
+      method: 'POST',
+      body: JSON.stringify(config),
+      signal: AbortSignal.timeout(RUN_TIMEOUT_MS),
+    });
+    const text = await response.text();
+    if (response.status !== 200) return { runtime, version, ok: false, detail: text };
+    const result = JSON.parse(text) as { runtime: string; checks: string[] };
+    const inside = result.runtime.startsWith('workerd') ? undefined : `ran outside workerd? (${result.runtime})`;
+    const problem = [serverVerdict(seen), inside].filter(Boolean).join('; ');
+    if (problem) return { runtime, version, ok: false, detail: problem };
+    return { runtime, version, ok: true, detail: `${result.checks.length} checks; UA ${seen.userAgent}` };
+  } catch (error) {
+    return { runtime, version, ok: false, detail: [String(error), serverVerdict(seen)].filter(Boolean).join('; ') };
+  } finally {
+    await mf?.dispose();
+  }
+}
+
 const outcomes: Outcome[] = [];
 try {
   prepareConsumer();
   for (const run of processRuns) outcomes.push(await runProcess(run));
   outcomes.push(await runEdge());
+  outcomes.push(await runWorkerd());
 } catch (error) {
   outcomes.push({ runtime: 'setup', version: '—', ok: false, detail: String(error) });
 } finally {
@@ -306,7 +377,7 @@ try {
 }
 
 const header = ['runtime', 'version', 'result', 'detail'];
-const rows = outcomes.map((o) => [o.runtime, o.version, o.ok ? 'pass' : 'FAIL', o.detail]);
+const rows = outcomes.map((o) => [o.runtime, o.version, o.skipped ? 'skipped' : o.ok ? 'pass' : 'FAIL', o.detail]);
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((row) => (row[i] ?? '').length)));
 const line = (cells: string[]) => `| ${cells.map((cell, i) => cell.padEnd(widths[i] ?? 0)).join(' | ')} |`;
 console.log(`Runtime smoke of the packed package against ${baseUrl}:\n`);

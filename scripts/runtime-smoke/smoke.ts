@@ -40,6 +40,7 @@ export function runtimeLabel(): string {
   if (typeof g.Bun !== 'undefined') return `bun ${g.Bun.version}`;
   if (typeof g.Deno !== 'undefined') return `deno ${g.Deno.version.deno}`;
   if (typeof g.EdgeRuntime === 'string') return `edge-runtime (EdgeRuntime=${g.EdgeRuntime})`;
+  if (g.navigator?.userAgent === 'Cloudflare-Workers') return 'workerd (navigator.userAgent=Cloudflare-Workers)';
   if (typeof g.process?.versions?.node === 'string') return `node ${g.process.versions.node}`;
   return 'unknown';
 }
