@@ -4,6 +4,7 @@
  */
 import { HttpResponse, http } from 'msw';
 import { PaymentsClient, PaymentsError } from 'payments-sdk';
+import { signWebhookPayload } from 'payments-sdk/webhooks';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API_KEY, LIVE_KEY, payment } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
@@ -121,19 +122,23 @@ describe('environment defaults', () => {
   });
 
   it('reads PAYMENTS_WEBHOOK_SECRET when no webhookSecret is given', async () => {
+    const payload = JSON.stringify({ id: 'evt_1', type: 'payment.succeeded', data: payment({ status: 'succeeded' }) });
     // Without a secret, client.webhooks.verify refuses at once, naming the variable.
     env({ PAYMENTS_API_KEY: API_KEY, PAYMENTS_BASE_URL: ORIGIN });
     const withoutSecret = new PaymentsClient();
-    await expect(withoutSecret.webhooks.verify({ payload: '{}', signature: 'ab' })).rejects.toThrowError(/PAYMENTS_WEBHOOK_SECRET/);
-    // With it, the call gets past that check (whatever verification then says about this payload).
+    await expect(withoutSecret.webhooks.verify({ payload, signature: 'ab' })).rejects.toThrowError(/PAYMENTS_WEBHOOK_SECRET/);
+    // With it, a delivery signed with that secret verifies, and one signed with another does not.
     restore();
     env({ PAYMENTS_API_KEY: API_KEY, PAYMENTS_BASE_URL: ORIGIN, PAYMENTS_WEBHOOK_SECRET: 'whsec_from_env' });
-    const withSecret = new PaymentsClient();
-    const outcome = await withSecret.webhooks.verify({ payload: '{}', signature: 'ab' }).then(
-      () => undefined,
-      (error: unknown) => error,
-    );
-    expect(String((outcome as Error | undefined)?.message)).not.toMatch(/No webhook secret/);
+    const client = new PaymentsClient();
+    const event = await client.webhooks.verify({ payload, signature: await signWebhookPayload(payload, 'whsec_from_env') });
+    expect(event.id).toBe('evt_1');
+    await expect(client.webhooks.verify({ payload, signature: await signWebhookPayload(payload, 'whsec_other') })).rejects.toMatchObject({
+      reason: 'signature_mismatch',
+    });
+    // An explicit option wins over the variable.
+    const explicit = new PaymentsClient({ webhookSecret: 'whsec_other' });
+    expect((await explicit.webhooks.verify({ payload, signature: await signWebhookPayload(payload, 'whsec_other') })).id).toBe('evt_1');
   });
 });
 
