@@ -1,20 +1,23 @@
 import { PaymentsError } from '../core/errors.js';
-import { type VerifyWebhookInput, verifyWebhook } from '../webhooks/verify.js';
 import type { WebhookEvent } from '../webhooks/events.js';
+import { type VerifyWebhookInput, verifyWebhook } from '../webhooks/verify.js';
 
 /** Input of `client.webhooks.verify`: as {@link verifyWebhook}, with the client's secret as default. */
-export type ClientVerifyWebhookInput = Omit<VerifyWebhookInput, 'secret'> & { secret?: string | string[] };
+export type ClientVerifyWebhookInput = Omit<VerifyWebhookInput, 'secret'> & { secret?: string | readonly string[] };
 
 /** Webhook verification bound to the client's `webhookSecret` (API.md "Webhooks"). */
 export class Webhooks {
-  readonly #secret: () => string | string[] | undefined;
+  readonly #secret: () => string | readonly string[] | undefined;
 
   /** @internal */
-  constructor(secret: () => string | string[] | undefined) {
+  constructor(secret: () => string | readonly string[] | undefined) {
     this.#secret = secret;
   }
 
-  /** Verifies a delivery with the client's `webhookSecret` and returns the typed event. */
+  /**
+   * Verifies a delivery with the client's `webhookSecret` (or `input.secret`) and returns the typed
+   * event; see {@link verifyWebhook} for the checks and the `WebhookVerificationError` reasons.
+   */
   verify(input: ClientVerifyWebhookInput): Promise<WebhookEvent> {
     const secret = input.secret ?? this.#secret();
     if (secret === undefined || (Array.isArray(secret) && secret.length === 0)) {

@@ -146,7 +146,10 @@ export interface RedisDedupeStoreOptions {
  * `GET key` to tell a handled id from one in flight, `DEL key` to release. For another client
  * (Upstash, a cluster proxy...) implement {@link WebhookDedupeStore} with the same commands.
  */
-export function redisDedupeStore(client: NodeRedisLikeClient | IORedisLikeClient, options: RedisDedupeStoreOptions = {}): WebhookDedupeStore {
+export function redisDedupeStore(
+  client: NodeRedisLikeClient | IORedisLikeClient,
+  options: RedisDedupeStoreOptions = {},
+): WebhookDedupeStore {
   const prefix = options.prefix ?? 'payments-sdk:webhook:';
   if (typeof prefix !== 'string') throw new PaymentsError('redisDedupeStore: prefix must be a string.');
   const ttlMs = positiveInt(options.ttlMs, DAY_MS, 'redisDedupeStore: ttlMs');
@@ -174,7 +177,8 @@ type RedisSet = (key: string, value: string, ttlMs: number, onlyIfAbsent: boolea
 
 function redisSet(client: unknown): RedisSet {
   const c = client as Partial<IORedisLikeClient & NodeRedisLikeClient> | null;
-  const usable = c !== null && typeof c === 'object' && ['set', 'get', 'del'].every((m) => typeof (c as Record<string, unknown>)[m] === 'function');
+  const usable =
+    c !== null && typeof c === 'object' && ['set', 'get', 'del'].every((m) => typeof (c as Record<string, unknown>)[m] === 'function');
   if (usable && typeof c.call === 'function') {
     const io = c as IORedisLikeClient;
     return (key, value, ttlMs, nx) => (nx ? io.set(key, value, 'PX', ttlMs, 'NX') : io.set(key, value, 'PX', ttlMs));
@@ -182,7 +186,13 @@ function redisSet(client: unknown): RedisSet {
   if (usable && typeof c.sendCommand === 'function') {
     const node = c as NodeRedisLikeClient;
     return (key, value, ttlMs, nx) =>
-      node.set(key, value, nx ? { expiration: { type: 'PX', value: ttlMs }, condition: 'NX', PX: ttlMs, NX: true } : { expiration: { type: 'PX', value: ttlMs }, PX: ttlMs });
+      node.set(
+        key,
+        value,
+        nx
+          ? { expiration: { type: 'PX', value: ttlMs }, condition: 'NX', PX: ttlMs, NX: true }
+          : { expiration: { type: 'PX', value: ttlMs }, PX: ttlMs },
+      );
   }
   // Guessing the calling convention of an unknown client could drop `NX` silently, and every
   // delivery would then be "first": refuse instead.

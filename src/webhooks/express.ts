@@ -21,7 +21,7 @@ export interface NodeWebhookRequest {
   rawBody?: unknown;
   /** `true` once the body stream was read to its end (by a body parser, say). */
   readableEnded?: boolean;
-  on(event: string, listener: (...args: any[]) => void): unknown;
+  on(event: string, listener: (...args: never[]) => void): unknown;
 }
 
 /** The part of a Node response used: `http.ServerResponse` and Express's `Response` have it. */

@@ -8,7 +8,14 @@
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
 import { readEnv } from '../internal/runtime.js';
 import { memoryDedupeStore, type WebhookDedupeStore } from './dedupe.js';
-import type { PaymentEventType, PaymentWebhookEvent, PayoutEventType, PayoutWebhookEvent, UnknownWebhookEvent, WebhookEvent } from './events.js';
+import type {
+  PaymentEventType,
+  PaymentWebhookEvent,
+  PayoutEventType,
+  PayoutWebhookEvent,
+  UnknownWebhookEvent,
+  WebhookEvent,
+} from './events.js';
 import { checkSecrets, RAW_BODY_HELP, verifyWebhook } from './verify.js';
 
 /**
@@ -97,13 +104,16 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
   if (options === null || typeof options !== 'object') throw new PaymentsError(`${where}: pass { secret, onEvent } or { secret, on }.`);
   const { onEvent, on } = options;
   if (onEvent !== undefined && typeof onEvent !== 'function') throw new PaymentsError(`${where}: onEvent must be a function.`);
-  if (on !== undefined && (on === null || typeof on !== 'object')) throw new PaymentsError(`${where}: on must be an object of handlers by event type.`);
+  if (on !== undefined && (on === null || typeof on !== 'object'))
+    throw new PaymentsError(`${where}: on must be an object of handlers by event type.`);
   const handlers = (on ?? {}) as Record<string, unknown>;
   for (const [type, fn] of Object.entries(handlers)) {
     if (typeof fn !== 'function') throw new PaymentsError(`${where}: on[${JSON.stringify(type)}] must be a function.`);
   }
   if (!onEvent && Object.keys(handlers).length === 0) {
-    throw new PaymentsError(`${where}: give onEvent, or handlers by type in on, or both: an endpoint that handles nothing would acknowledge every event.`);
+    throw new PaymentsError(
+      `${where}: give onEvent, or handlers by type in on, or both: an endpoint that handles nothing would acknowledge every event.`,
+    );
   }
   // A secret given explicitly is checked now (a typo fails at startup); the environment variable
   // is read per request, so that a build step without it does not throw.
@@ -113,7 +123,8 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
     throw new PaymentsError(`${where}: dedupe must be a WebhookDedupeStore ({ claim, release }) or false.`);
   }
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw new PaymentsError(`${where}: maxBodyBytes must be a positive integer.`);
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)
+    throw new PaymentsError(`${where}: maxBodyBytes must be a positive integer.`);
   const report = options.onError ?? defaultOnError;
   const tell = (error: unknown, info: WebhookErrorInfo) => {
     try {
@@ -170,7 +181,10 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
             // In flight elsewhere (not yet complete): 409 keeps the service retrying, in case that
             // attempt fails; a 200 would count the event delivered (§6.4).
             if (dedupe.isComplete && !(await dedupe.isComplete(id))) {
-              tell(new PaymentsError(`Webhook event ${id} is already being handled; answered 409 so the service retries later.`), { status: 409, event });
+              tell(new PaymentsError(`Webhook event ${id} is already being handled; answered 409 so the service retries later.`), {
+                status: 409,
+                event,
+              });
               return answer(409, { error: 'This event is being handled; retry later.' }, { 'retry-after': '60' });
             }
             return answer(200, { received: true, duplicate: true });

@@ -155,9 +155,15 @@ function signatureCandidates(input: VerifyWebhookInput): string[] {
   if (given !== undefined && given !== null) {
     // A value read from a header by hand may still carry a repeated header joined with ", ".
     if (typeof given !== 'string') {
-      throw new WebhookVerificationError('malformed_signature', `Malformed signature: \`signature\` must be a string, got ${describe(given)}.`);
+      throw new WebhookVerificationError(
+        'malformed_signature',
+        `Malformed signature: \`signature\` must be a string, got ${describe(given)}.`,
+      );
     }
-    return given.split(',').map((part) => part.trim()).filter((part) => part !== '');
+    return given
+      .split(',')
+      .map((part) => part.trim())
+      .filter((part) => part !== '');
   }
   return headerValues(input.headers, SIGNATURE_HEADER);
 }
@@ -206,9 +212,13 @@ export const RAW_BODY_HELP =
 
 function notRawBodyMessage(payload: unknown): string {
   if (payload === undefined || payload === null) return `No webhook payload was given (got ${String(payload)}). ${RAW_BODY_HELP}`;
-  if (payload === '[object Object]') return `The webhook payload is the text "[object Object]": a parsed body was turned into a string. ${RAW_BODY_HELP}`;
+  if (payload === '[object Object]')
+    return `The webhook payload is the text "[object Object]": a parsed body was turned into a string. ${RAW_BODY_HELP}`;
   const what = describe(payload);
-  const parsed = typeof payload === 'object' ? ' It looks like a body already parsed as JSON; re-serialising it would not give the signed bytes back.' : '';
+  const parsed =
+    typeof payload === 'object'
+      ? ' It looks like a body already parsed as JSON; re-serialising it would not give the signed bytes back.'
+      : '';
   return `The webhook payload must be the raw body (string, Uint8Array/Buffer or ArrayBuffer), got ${what}.${parsed} ${RAW_BODY_HELP}`;
 }
 

@@ -144,8 +144,16 @@ describe('redisDedupeStore on a real redis-server', () => {
 
   it('shares handled ids between two handlers (two instances behind a load balancer)', async () => {
     const calls: string[] = [];
-    const instanceA = webhookHandler({ secret: SECRET, onEvent: () => void calls.push('A'), dedupe: redisDedupeStore(nodeRedis, { prefix: 'lb:' }) });
-    const instanceB = webhookHandler({ secret: SECRET, onEvent: () => void calls.push('B'), dedupe: redisDedupeStore(ioredis, { prefix: 'lb:' }) });
+    const instanceA = webhookHandler({
+      secret: SECRET,
+      onEvent: () => void calls.push('A'),
+      dedupe: redisDedupeStore(nodeRedis, { prefix: 'lb:' }),
+    });
+    const instanceB = webhookHandler({
+      secret: SECRET,
+      onEvent: () => void calls.push('B'),
+      dedupe: redisDedupeStore(ioredis, { prefix: 'lb:' }),
+    });
     const body = eventBody({ id: 'evt_shared' });
     const request = () => new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: deliveryHeaders(body) });
     expect((await instanceA(request())).status).toBe(200);

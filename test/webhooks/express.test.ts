@@ -48,7 +48,11 @@ beforeAll(async () => {
   app.post('/with-text', express.text({ type: 'application/json' }), expressWebhook(options));
   app.post(
     '/with-json-and-raw-body',
-    express.json({ verify: (req, _res, buf) => void ((req as unknown as { rawBody: Buffer }).rawBody = buf) }),
+    express.json({
+      verify: (req, _res, buf) => {
+        (req as unknown as { rawBody: Buffer }).rawBody = buf;
+      },
+    }),
     expressWebhook(options),
   );
   app.post('/with-json', express.json(), expressWebhook(options));

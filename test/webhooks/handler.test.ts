@@ -15,7 +15,11 @@ import { deliveryHeaders, eventBody, OTHER_SECRET, SECRET } from './support.js';
 const URL_ = 'http://127.0.0.1/api/webhooks';
 
 function delivery(body = eventBody(), opts: { secret?: string; headers?: Record<string, string>; method?: string } = {}): Request {
-  return new Request(URL_, { method: opts.method ?? 'POST', body, headers: { ...deliveryHeaders(body, { secret: opts.secret }), ...opts.headers } });
+  return new Request(URL_, {
+    method: opts.method ?? 'POST',
+    body,
+    headers: { ...deliveryHeaders(body, { secret: opts.secret }), ...opts.headers },
+  });
 }
 
 /** A handler whose errors are collected rather than logged. */
@@ -74,7 +78,7 @@ describe('webhookHandler', () => {
     expect(body.error).toMatch(/retry/);
     expect(JSON.stringify(body)).not.toContain('internal detail');
     expect(errors[0]?.info).toMatchObject({ status: 500, event: { id: 'evt_01JD3Z8Q4X5Y6Z7A8B9C0D1E2F' } });
-    expect((errors[0]?.error as Error).message).toContain('internal detail');
+    expect((errors[0]!.error as Error).message).toContain('internal detail');
     const retried = await handle(delivery());
     expect(retried.status).toBe(200);
     expect(await json(retried)).toEqual({ received: true });
@@ -118,7 +122,7 @@ describe('webhookHandler', () => {
     const response = await handle(delivery());
     expect(response.status).toBe(400);
     expect(JSON.stringify(await json(response))).not.toMatch(/whitespace|whsec_/);
-    expect((errors[0]?.error as Error).message).toMatch(/whitespace/);
+    expect((errors[0]!.error as Error).message).toMatch(/whitespace/);
   });
 
   it('answers 405 with Allow: POST for other methods', async () => {
@@ -209,7 +213,7 @@ describe('webhookHandler', () => {
     const missing = await handle(delivery());
     expect(missing.status).toBe(500);
     expect(errors[0]?.error).toBeInstanceOf(PaymentsError);
-    expect((errors[0]?.error as Error).message).toMatch(/secret/);
+    expect((errors[0]!.error as Error).message).toMatch(/secret/);
     vi.stubEnv('PAYMENTS_WEBHOOK_SECRET', SECRET);
     expect((await handle(delivery())).status).toBe(200);
     expect(onEvent).toHaveBeenCalledOnce();
@@ -266,7 +270,7 @@ describe('webhookHandler', () => {
     const { handle, errors } = handler({ secret: SECRET, onEvent, dedupe: store });
     expect((await handle(delivery())).status).toBe(500);
     expect(onEvent).not.toHaveBeenCalled();
-    expect((errors[0]?.error as Error).message).toBe('redis down');
+    expect((errors[0]!.error as Error).message).toBe('redis down');
   });
 
   it('still answers 500 when releasing the claim fails, and 200 when completing it fails', async () => {
@@ -289,7 +293,10 @@ describe('webhookHandler', () => {
     const handle = webhookHandler({ secret: SECRET, onEvent: () => Promise.reject(new Error('boom')) });
     await handle(delivery());
     await handle(delivery(eventBody(), { secret: OTHER_SECRET }));
-    expect(error).toHaveBeenCalledWith(expect.stringContaining('answered 500 (event evt_01JD3Z8Q4X5Y6Z7A8B9C0D1E2F, payment.succeeded)'), expect.any(Error));
+    expect(error).toHaveBeenCalledWith(
+      expect.stringContaining('answered 500 (event evt_01JD3Z8Q4X5Y6Z7A8B9C0D1E2F, payment.succeeded)'),
+      expect.any(Error),
+    );
     expect(warn).toHaveBeenCalledWith(expect.stringMatching(/answered 400: Webhook signature mismatch/));
     for (const call of [...error.mock.calls, ...warn.mock.calls]) expect(String(call[0])).not.toContain(SECRET);
   });

@@ -104,17 +104,26 @@ describe('verifyWebhook: accepted deliveries', () => {
     const body = eventBody();
     for (const signingSecret of [SECRET, OTHER_SECRET]) {
       const headers = deliveryHeaders(body, { secret: signingSecret });
-      await expect(verifyWebhook({ payload: body, headers, secret: [OTHER_SECRET, SECRET] })).resolves.toMatchObject({ id: expect.any(String) });
+      await expect(verifyWebhook({ payload: body, headers, secret: [OTHER_SECRET, SECRET] })).resolves.toMatchObject({
+        id: expect.any(String),
+      });
     }
-    expect(await reasonOf({ payload: body, headers: deliveryHeaders(body, { secret: 'whsec_third' }), secret: [OTHER_SECRET, SECRET] })).toBe(
-      'signature_mismatch',
-    );
+    expect(
+      await reasonOf({ payload: body, headers: deliveryHeaders(body, { secret: 'whsec_third' }), secret: [OTHER_SECRET, SECRET] }),
+    ).toBe('signature_mismatch');
   });
 
   it('types payout events and validates their data as a Payout', async () => {
-    const body = eventBody({ type: 'payout.completed', data: { id: 42, amount: 10_000, currency: 'XOF', status: 'completed', extra: { a: 1 } } });
+    const body = eventBody({
+      type: 'payout.completed',
+      data: { id: 42, amount: 10_000, currency: 'XOF', status: 'completed', extra: { a: 1 } },
+    });
     const event = await verifyWebhook({ payload: body, headers: deliveryHeaders(body), secret: SECRET });
-    expect(event).toEqual({ id: 'evt_01JD3Z8Q4X5Y6Z7A8B9C0D1E2F', type: 'payout.completed', data: { id: 42, amount: 10_000, currency: 'XOF', status: 'completed', extra: { a: 1 } } });
+    expect(event).toEqual({
+      id: 'evt_01JD3Z8Q4X5Y6Z7A8B9C0D1E2F',
+      type: 'payout.completed',
+      data: { id: 42, amount: 10_000, currency: 'XOF', status: 'completed', extra: { a: 1 } },
+    });
     const bad = eventBody({ type: 'payout.completed', data: { amount: 10.5 } });
     const error = await failure({ payload: bad, headers: deliveryHeaders(bad), secret: SECRET });
     expect(error.reason).toBe('invalid_payload');
@@ -124,10 +133,16 @@ describe('verifyWebhook: accepted deliveries', () => {
   it('returns an event of a type it does not know as a generic event, never an error', async () => {
     const body = eventBody({ type: 'checkout_session.completed', data: { reference: 'R1', anything: [1, 2] } });
     const event = await verifyWebhook({ payload: body, headers: deliveryHeaders(body), secret: SECRET });
-    expect(event).toEqual({ id: 'evt_01JD3Z8Q4X5Y6Z7A8B9C0D1E2F', type: 'checkout_session.completed', data: { reference: 'R1', anything: [1, 2] } });
+    expect(event).toEqual({
+      id: 'evt_01JD3Z8Q4X5Y6Z7A8B9C0D1E2F',
+      type: 'checkout_session.completed',
+      data: { reference: 'R1', anything: [1, 2] },
+    });
     // A new payment.* type is not validated as a Payment either: its data may differ.
     const refunded = eventBody({ type: 'payment.refunded', data: 'whatever' });
-    await expect(verifyWebhook({ payload: refunded, headers: deliveryHeaders(refunded), secret: SECRET })).resolves.toMatchObject({ data: 'whatever' });
+    await expect(verifyWebhook({ payload: refunded, headers: deliveryHeaders(refunded), secret: SECRET })).resolves.toMatchObject({
+      data: 'whatever',
+    });
   });
 
   it('keeps unknown payment fields and new status values (forward compatibility)', async () => {
@@ -222,9 +237,9 @@ describe('verifyWebhook: every reason', () => {
   it('checks the signature before anything in the body is trusted', async () => {
     // A forged body that would fail every other check still reports the signature first.
     expect(await reasonOf({ payload: 'not json', signature: 'b'.repeat(64), secret: SECRET })).toBe('signature_mismatch');
-    expect(await reasonOf({ payload: body, headers: { 'x-service-event': 'other', 'x-service-signature': 'b'.repeat(64) }, secret: SECRET })).toBe(
-      'signature_mismatch',
-    );
+    expect(
+      await reasonOf({ payload: body, headers: { 'x-service-event': 'other', 'x-service-signature': 'b'.repeat(64) }, secret: SECRET }),
+    ).toBe('signature_mismatch');
   });
 });
 
