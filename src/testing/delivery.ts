@@ -7,10 +7,22 @@
 import { signWebhookPayload } from '../webhooks/sign.js';
 import { MockServiceError } from './errors.js';
 
+/**
+ * Headers of a delivery (service-api.md §6.2). A type alias, not an interface, so it can be passed
+ * wherever a headers record is accepted (`verifyWebhook({ headers })`).
+ */
+export type WebhookDeliveryHeaders = {
+  readonly 'Content-Type': 'application/json';
+  /** The event type. */
+  readonly 'X-Service-Event': string;
+  /** Lowercase hex HMAC-SHA256 of `body`, keyed with the whole webhook secret. */
+  readonly 'X-Service-Signature': string;
+};
+
 /** A signed webhook delivery, ready to POST to your endpoint. */
 export interface WebhookDelivery<E = { id: string; type: string; data: unknown }> {
   /** `Content-Type`, `X-Service-Event` and `X-Service-Signature`. */
-  readonly headers: Readonly<Record<string, string>>;
+  readonly headers: WebhookDeliveryHeaders;
   /** The raw body, exactly the bytes that were signed. Verify this, never a re-serialised object. */
   readonly body: string;
   /** The event the body holds, parsed, for assertions. */
@@ -35,7 +47,7 @@ export async function signDelivery<E extends { type: string }>(event: E, secret:
   const body = JSON.stringify(event);
   const signature = await signWebhookPayload(body, secret);
   return Object.freeze({
-    headers: Object.freeze({ 'Content-Type': 'application/json', 'X-Service-Event': event.type, 'X-Service-Signature': signature }),
+    headers: Object.freeze({ 'Content-Type': 'application/json' as const, 'X-Service-Event': event.type, 'X-Service-Signature': signature }),
     body,
     event,
   });
@@ -45,9 +57,15 @@ export async function signDelivery<E extends { type: string }>(event: E, secret:
  * POSTs a delivery into a fetch-style handler, or to a URL on the loopback interface. Any other
  * host is refused: a test kit must never send signed payloads off the machine.
  */
-export async function deliverWebhook(delivery: WebhookDelivery<unknown>, target: WebhookTarget, options: DeliverOptions = {}): Promise<Response> {
+export async function deliverWebhook(
+  delivery: WebhookDelivery<unknown>,
+  target: WebhookTarget,
+  options: DeliverOptions = {},
+): Promise<Response> {
   if (!delivery || typeof delivery.body !== 'string' || typeof delivery.headers !== 'object') {
-    throw new MockServiceError('deliver(delivery, target): delivery must be what an action returned ({ headers, body }). Actions without an event return null.');
+    throw new MockServiceError(
+      'deliver(delivery, target): delivery must be what an action returned ({ headers, body }). Actions without an event return null.',
+    );
   }
   const init: RequestInit = { method: 'POST', headers: { ...delivery.headers, ...options.headers }, body: options.body ?? delivery.body };
   if (typeof target === 'function') {
@@ -60,7 +78,9 @@ export async function deliverWebhook(delivery: WebhookDelivery<unknown>, target:
     throw new MockServiceError(`deliver(): ${JSON.stringify(String(target))} is not a URL.`);
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !isLoopback(url.hostname)) {
-    throw new MockServiceError(`deliver(): refusing ${url.protocol}//${url.host}: the mock only delivers to 127.0.0.1, localhost or [::1].`);
+    throw new MockServiceError(
+      `deliver(): refusing ${url.protocol}//${url.host}: the mock only delivers to 127.0.0.1, localhost or [::1].`,
+    );
   }
   // `manual`: a redirect must not carry the delivery to another host.
   return fetch(url, { ...init, redirect: 'manual' });

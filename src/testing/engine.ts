@@ -184,14 +184,16 @@ class Clock {
   }
 
   advance(ms: number): void {
-    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new MockServiceError(`advance(ms): ms must be a finite number ≥ 0, got ${String(ms)}.`);
+    if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+      throw new MockServiceError(`advance(ms): ms must be a finite number ≥ 0, got ${String(ms)}.`);
     this.#offset += ms;
   }
 }
 
 function toMs(value: Date | number | string, what: string): number {
   const ms = value instanceof Date ? value.getTime() : typeof value === 'string' ? Date.parse(value) : value;
-  if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new MockServiceError(`${what} must give a valid Date, timestamp or ISO string, got ${String(value)}.`);
+  if (typeof ms !== 'number' || !Number.isFinite(ms))
+    throw new MockServiceError(`${what} must give a valid Date, timestamp or ISO string, got ${String(value)}.`);
   return ms;
 }
 
@@ -216,7 +218,8 @@ export class Engine {
     this.#options = options;
     this.#clock = new Clock(options.now);
     this.webhookSecret = options.webhookSecret ?? `whsec_mock_${randomHex(24)}`;
-    if (typeof this.webhookSecret !== 'string' || this.webhookSecret === '') throw new MockServiceError('webhookSecret must be a non-empty string.');
+    if (typeof this.webhookSecret !== 'string' || this.webhookSecret === '')
+      throw new MockServiceError('webhookSecret must be a non-empty string.');
     this.#countries = options.countries ?? { ...DEFAULT_COUNTRIES };
     this.#rates = options.rates ?? { ...DEFAULT_RATES };
     this.#fees = feeFunction(options.fees ?? DEFAULT_FEES);
@@ -229,7 +232,12 @@ export class Engine {
     merchants.forEach((m, i) => {
       const id = m.id ?? `merchant_${i + 1}`;
       if (this.#merchants.has(id)) throw new MockServiceError(`merchants: the id ${JSON.stringify(id)} is used twice.`);
-      const merchant: MerchantState = { id, kyc: m.kyc ?? 'approved', suspended: m.suspended ?? false, partitions: {} as Record<KeyMode, Partition> };
+      const merchant: MerchantState = {
+        id,
+        kyc: m.kyc ?? 'approved',
+        suspended: m.suspended ?? false,
+        partitions: {} as Record<KeyMode, Partition>,
+      };
       merchant.partitions.sandbox = emptyPartition(merchant, 'sandbox');
       merchant.partitions.live = emptyPartition(merchant, 'live');
       this.#merchants.set(id, merchant);
@@ -237,11 +245,15 @@ export class Engine {
       if (given.length === 0) throw new MockServiceError(`merchants[${i}].keys: give at least one key (or leave the option out).`);
       for (const k of given) {
         const key = typeof k === 'string' ? k : k.key;
-        if (typeof key !== 'string' || key.trim() === '') throw new MockServiceError(`merchants[${i}].keys: every key must be a non-empty string.`);
+        if (typeof key !== 'string' || key.trim() === '')
+          throw new MockServiceError(`merchants[${i}].keys: every key must be a non-empty string.`);
         const read = modeOfKey(key);
         const mode = (typeof k === 'string' ? undefined : k.mode) ?? (read === 'unknown' ? undefined : read);
         // The client reads the mode from the key's text (API.md "Client"); a key that says nothing needs it stated.
-        if (!mode) throw new MockServiceError(`merchants[${i}].keys: a key whose text says neither "live" nor "test"/"sandbox" needs { key, mode }.`);
+        if (!mode)
+          throw new MockServiceError(
+            `merchants[${i}].keys: a key whose text says neither "live" nor "test"/"sandbox" needs { key, mode }.`,
+          );
         if (this.#keyIndex.has(key)) throw new MockServiceError(`merchants[${i}].keys: a key is configured twice.`);
         this.#keyIndex.set(key, { merchant, mode });
         keys.push(Object.freeze({ key, mode, merchant: id }));
@@ -269,7 +281,8 @@ export class Engine {
     const now = this.now();
     for (const p of this.#partitions()) {
       for (const s of p.sessions.values()) {
-        if ((s.data.status === 'created' || s.data.status === 'pending_payment') && Date.parse(s.data.expires_at) <= now) s.data.status = 'expired';
+        if ((s.data.status === 'created' || s.data.status === 'pending_payment') && Date.parse(s.data.expires_at) <= now)
+          s.data.status = 'expired';
       }
     }
   }
@@ -292,7 +305,7 @@ export class Engine {
   /** The partition of a configured key, for the kit's own methods. */
   partitionOfKey(key: string | undefined): Partition {
     const entry = key === undefined ? undefined : this.#keyIndex.get(key);
-    if (!entry) throw new MockServiceError('apiKey: not one of the mock\'s keys (see mock.keys).');
+    if (!entry) throw new MockServiceError("apiKey: not one of the mock's keys (see mock.keys).");
     return entry.merchant.partitions[entry.mode];
   }
 
@@ -369,12 +382,20 @@ export class Engine {
     if (gross === undefined) {
       throw new HttpAnswer(
         422,
-        validationBody({ currency: [`La devise ${charge.currency} ne peut pas être convertie en ${operatorCurrency}, la devise de l'opérateur.`] }),
+        validationBody({
+          currency: [`La devise ${charge.currency} ne peut pas être convertie en ${operatorCurrency}, la devise de l'opérateur.`],
+        }),
       );
     }
     if (gross < 1) throw new HttpAnswer(422, validationBody({ amount: [`Le montant converti en ${operatorCurrency} est inférieur à 1.`] }));
     // §4.1, §7: a refused payment is a 422 carrying `failure_reason`; nothing is created.
-    const refusal = this.#refuse({ amount: charge.amount, currency: charge.currency, country: charge.country, provider: charge.provider, phone: charge.phone });
+    const refusal = this.#refuse({
+      amount: charge.amount,
+      currency: charge.currency,
+      country: charge.country,
+      provider: charge.provider,
+      phone: charge.phone,
+    });
     if (refusal) throw new HttpAnswer(422, { message: 'Le paiement a été refusé.', failure_reason: refusal });
     return this.#newPayment(p, {
       gross,
@@ -423,7 +444,10 @@ export class Engine {
       currency: { required: true, type: 'letters3' },
       destination: { required: true, type: 'object' },
     });
-    const destination = (typeof input.destination === 'object' && input.destination !== null ? input.destination : {}) as Record<string, unknown>;
+    const destination = (typeof input.destination === 'object' && input.destination !== null ? input.destination : {}) as Record<
+      string,
+      unknown
+    >;
     let country: MockCountry | undefined;
     if (isGiven(input.destination) && !errors.destination) {
       mergeErrors(errors, validateFields(destination, { type: { required: true, type: 'string', in: ['mobile_money'] } }, 'destination.'));
@@ -432,7 +456,11 @@ export class Engine {
           errors,
           validateFields(
             destination,
-            { country: { required: true, type: 'letters3' }, provider: { required: true, type: 'string' }, phone: { required: true, type: 'digits', max: 20 } },
+            {
+              country: { required: true, type: 'letters3' },
+              provider: { required: true, type: 'string' },
+              phone: { required: true, type: 'digits', max: 20 },
+            },
             'destination.',
           ),
         );
@@ -499,7 +527,11 @@ export class Engine {
       const [min, max] = country.nationalDigits ?? [8, 10];
       const national = phone.slice(country.callingCode.length);
       if (!phone.startsWith(country.callingCode) || national.length < min || national.length > max) {
-        addError(errors, `${prefix}phone`, `Le numéro de téléphone n'est pas valide pour ${code} (indicatif ${country.callingCode}, sans « + »).`);
+        addError(
+          errors,
+          `${prefix}phone`,
+          `Le numéro de téléphone n'est pas valide pour ${code} (indicatif ${country.callingCode}, sans « + »).`,
+        );
       }
     }
     return country;
@@ -563,7 +595,12 @@ export class Engine {
   #computeFees(input: MockFeeInput): MockFees {
     const fees = this.#fees(input);
     const ok = (n: unknown) => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
-    if (!fees || !ok(fees.psp_fee_amount) || !ok(fees.platform_fee_amount) || fees.psp_fee_amount + fees.platform_fee_amount > input.gross_amount) {
+    if (
+      !fees ||
+      !ok(fees.psp_fee_amount) ||
+      !ok(fees.platform_fee_amount) ||
+      fees.psp_fee_amount + fees.platform_fee_amount > input.gross_amount
+    ) {
       throw new MockServiceError(
         `The fee rule returned ${JSON.stringify(fees)} for ${input.gross_amount} ${input.currency}: fees must be integers ≥ 0 whose sum is at most the gross amount.`,
       );
@@ -667,7 +704,12 @@ export class Engine {
     };
     return {
       data: slice.map((s) => structuredClone(s.data)),
-      links: { first: link(1), last: link(lastPage), prev: page > 1 ? link(page - 1) : null, next: page < lastPage ? link(page + 1) : null },
+      links: {
+        first: link(1),
+        last: link(lastPage),
+        prev: page > 1 ? link(page - 1) : null,
+        next: page < lastPage ? link(page + 1) : null,
+      },
       meta: {
         current_page: page,
         last_page: lastPage,
@@ -758,12 +800,21 @@ export class Engine {
     const { p, stored } = found;
     const session = stored.data;
     if (session.status !== 'created' && session.status !== 'pending_payment') {
-      throw new MockServiceError(`Checkout session ${reference} is ${session.status}: only a created or pending_payment session can be paid.`);
+      throw new MockServiceError(
+        `Checkout session ${reference} is ${session.status}: only a created or pending_payment session can be paid.`,
+      );
     }
     const pending = this.#pendingPaymentOf(p, reference);
     if (pending) return structuredClone(pending.data);
     const channel = isRecord(session.metadata) && typeof session.metadata.payment_link === 'string' ? 'payment_link' : 'checkout';
-    const made = this.#newPayment(p, { ...this.#payer(session.currency, payer), gross: session.amount, currency: session.currency, session: reference, channel, status: 'pending' });
+    const made = this.#newPayment(p, {
+      ...this.#payer(session.currency, payer),
+      gross: session.amount,
+      currency: session.currency,
+      session: reference,
+      channel,
+      status: 'pending',
+    });
     session.status = 'pending_payment';
     return structuredClone(made.data);
   }
@@ -799,7 +850,9 @@ export class Engine {
     if (!found) throw new MockServiceError(`No checkout session ${JSON.stringify(reference)} in the mock.`);
     const session = found.stored.data;
     if (session.status !== 'created' && session.status !== 'pending_payment') {
-      throw new MockServiceError(`Checkout session ${reference} is ${session.status}: only a created or pending_payment session can become ${status}.`);
+      throw new MockServiceError(
+        `Checkout session ${reference} is ${session.status}: only a created or pending_payment session can become ${status}.`,
+      );
     }
     session.status = status;
     if (status === 'expired') session.expires_at = isoWithOffset(Math.min(Date.parse(session.expires_at), this.now()));
@@ -812,18 +865,23 @@ export class Engine {
    * link, or an unknown one, is refused with the service's sentence (§7); an amount below
    * `minimum_amount` is a validation error on `amount`.
    */
-  payPaymentLink(id: string, options: { amount?: number; outcome: 'succeeded' | 'failed'; failure_reason?: string } & MockPayerOptions): MockWebhookEvent {
+  payPaymentLink(
+    id: string,
+    options: { amount?: number; outcome: 'succeeded' | 'failed'; failure_reason?: string } & MockPayerOptions,
+  ): MockWebhookEvent {
     this.sweep();
     const found = this.findLink(id);
-    if (!found || found.stored.data.status !== 'active') throw new MockServiceError(LINK_UNAVAILABLE);
+    if (found?.stored.data.status !== 'active') throw new MockServiceError(LINK_UNAVAILABLE);
     const { p, stored } = found;
     const link = stored.data;
     const fixed = typeof link.amount === 'number' ? link.amount : null;
     const amount = fixed ?? options.amount;
     const errors: FieldErrors = {};
-    if (fixed !== null && options.amount !== undefined && options.amount !== fixed) addError(errors, 'amount', `Ce lien a un montant fixe de ${fixed}.`);
+    if (fixed !== null && options.amount !== undefined && options.amount !== fixed)
+      addError(errors, 'amount', `Ce lien a un montant fixe de ${fixed}.`);
     else if (amount === undefined) addError(errors, 'amount', 'Le champ amount est obligatoire.');
-    else if (!Number.isSafeInteger(amount) || amount < 1) addError(errors, 'amount', 'La valeur de amount doit être supérieure ou égale à 1.');
+    else if (!Number.isSafeInteger(amount) || amount < 1)
+      addError(errors, 'amount', 'La valeur de amount doit être supérieure ou égale à 1.');
     else if (typeof link.minimum_amount === 'number' && amount < link.minimum_amount) {
       addError(errors, 'amount', `La valeur de amount doit être supérieure ou égale à ${link.minimum_amount}.`);
     }
@@ -862,7 +920,9 @@ export class Engine {
     const allowed = PAYOUT_MOVES[String(payout.status)] ?? [];
     const next = to ?? allowed[0];
     if (!next || !allowed.includes(next)) {
-      throw new MockServiceError(`Payout ${id} is ${String(payout.status)}: it can move to ${allowed.length ? allowed.join(' or ') : 'nothing (final state)'}, not ${String(to)}.`);
+      throw new MockServiceError(
+        `Payout ${id} is ${String(payout.status)}: it can move to ${allowed.length ? allowed.join(' or ') : 'nothing (final state)'}, not ${String(to)}.`,
+      );
     }
     payout.status = next;
     payout.updated_at = isoWithOffset(this.now());
@@ -884,7 +944,8 @@ export class Engine {
   seed(seed: MockSeed, apiKey: string | undefined): void {
     const p = this.partitionOfKey(apiKey);
     for (const w of seed.wallets ?? []) {
-      if (typeof w.currency !== 'string' || !Number.isSafeInteger(w.balance)) throw new MockServiceError('seed.wallets: each needs { currency, balance } with an integer balance.');
+      if (typeof w.currency !== 'string' || !Number.isSafeInteger(w.balance))
+        throw new MockServiceError('seed.wallets: each needs { currency, balance } with an integer balance.');
       p.wallets.set(w.currency, { ...structuredClone(w) });
     }
     for (const s of seed.checkoutSessions ?? []) {
@@ -911,7 +972,10 @@ export class Engine {
       const createdMs = s.created_at ? toMs(s.created_at, 'seed payment.created_at') : this.now();
       const currency = s.currency ?? 'XOF';
       const method = s.payment_method ?? 'mobile_money';
-      const payer = method === 'mobile_money' && s.mobile_money_country === undefined ? this.#payer(currency, { provider: s.mobile_money_provider ?? undefined }) : undefined;
+      const payer =
+        method === 'mobile_money' && s.mobile_money_country === undefined
+          ? this.#payer(currency, { provider: s.mobile_money_provider ?? undefined })
+          : undefined;
       const {
         uuid: id,
         gross_amount,
@@ -974,7 +1038,16 @@ export class Engine {
 }
 
 function emptyPartition(merchant: MerchantState, mode: KeyMode): Partition {
-  return { merchant, mode, payments: new Map(), sessions: new Map(), payouts: new Map(), links: new Map(), wallets: new Map(), idempotency: new Map() };
+  return {
+    merchant,
+    mode,
+    payments: new Map(),
+    sessions: new Map(),
+    payouts: new Map(),
+    links: new Map(),
+    wallets: new Map(),
+    idempotency: new Map(),
+  };
 }
 
 function feeFunction(rule: NonNullable<MockServiceOptions['fees']>): (input: MockFeeInput) => MockFees {
@@ -982,9 +1055,14 @@ function feeFunction(rule: NonNullable<MockServiceOptions['fees']>): (input: Moc
   const psp = rule.psp ?? 0;
   const platform = rule.platform ?? 0;
   if (!(psp >= 0 && platform >= 0 && psp + platform <= 1)) {
-    throw new MockServiceError(`fees: psp and platform are fractions of the gross amount (≥ 0, summing to at most 1), got ${JSON.stringify(rule)}.`);
+    throw new MockServiceError(
+      `fees: psp and platform are fractions of the gross amount (≥ 0, summing to at most 1), got ${JSON.stringify(rule)}.`,
+    );
   }
-  return ({ gross_amount }) => ({ psp_fee_amount: Math.round(gross_amount * psp), platform_fee_amount: Math.round(gross_amount * platform) });
+  return ({ gross_amount }) => ({
+    psp_fee_amount: Math.round(gross_amount * psp),
+    platform_fee_amount: Math.round(gross_amount * platform),
+  });
 }
 
 function readDate(value: string | null, field: string, errors: FieldErrors): string | undefined {
@@ -1005,4 +1083,3 @@ function inRange(date: string, from: string | undefined, to: string | undefined)
 function str(value: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
-

@@ -21,7 +21,12 @@ export class MockServiceError extends PaymentsError {
     if (errors) this.errors = errors;
   }
 }
-Object.defineProperty(MockServiceError.prototype, 'name', { value: 'MockServiceError', writable: true, configurable: true, enumerable: false });
+Object.defineProperty(MockServiceError.prototype, 'name', {
+  value: 'MockServiceError',
+  writable: true,
+  configurable: true,
+  enumerable: false,
+});
 
 /** An HTTP answer (status and JSON body) thrown from deep inside a handler. @internal */
 export class HttpAnswer {

@@ -31,7 +31,8 @@ async function route(engine: Engine, request: Request): Promise<Response> {
   }
   const method = request.method.toUpperCase();
   const allowed = rawId !== undefined || resource === 'wallets' ? ['GET'] : ['GET', 'POST'];
-  if (!allowed.includes(method)) throw new HttpAnswer(405, { message: `La méthode ${method} n'est pas autorisée pour cette route.` }, { Allow: allowed.join(', ') });
+  if (!allowed.includes(method))
+    throw new HttpAnswer(405, { message: `La méthode ${method} n'est pas autorisée pour cette route.` }, { Allow: allowed.join(', ') });
 
   const partition = engine.authenticate(request.headers.get('authorization'));
   engine.sweep();
@@ -82,7 +83,10 @@ async function create(engine: Engine, partition: Partition, kind: ListKind, requ
 }
 
 function json(status: number, body: unknown, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers } });
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...headers },
+  });
 }
 
 /** JSON with object keys sorted, so two bodies with the same content compare equal. */

@@ -15,7 +15,7 @@
  * msw is an optional peer dependency used only by `mock.handlers`.
  * @packageDocumentation
  */
-export type { DeliverOptions, WebhookDelivery, WebhookTarget } from './delivery.js';
+export type { DeliverOptions, WebhookDelivery, WebhookDeliveryHeaders, WebhookTarget } from './delivery.js';
 export {
   IDEMPOTENCY_TTL_MS,
   LINK_UNAVAILABLE,

@@ -188,7 +188,12 @@ export class MockService {
   async #answer(request: Request): Promise<Response> {
     if (request.signal?.aborted) throw request.signal.reason ?? new DOMException('The operation was aborted.', 'AbortError');
     const url = new URL(request.url);
-    const entry: MockRequestLog = { method: request.method, path: `${url.pathname}${url.search}`, status: 0, idempotencyKey: request.headers.get('idempotency-key') };
+    const entry: MockRequestLog = {
+      method: request.method,
+      path: `${url.pathname}${url.search}`,
+      status: 0,
+      idempotencyKey: request.headers.get('idempotency-key'),
+    };
     this.#log(this.#requests, entry);
     const fault = this.#takeFault(request, url);
     if (fault && !fault.afterProcessing) return this.#faultAnswer(fault, entry);
@@ -252,7 +257,9 @@ export class MockService {
    * `payment.succeeded` (session `completed`) or `payment.failed` (session stays `pending_payment`).
    */
   async paySession(reference: string, options: PaySessionOptions = {}): Promise<WebhookDelivery<PaymentEvent>> {
-    return this.#deliver(this.#engine.paySession(reference, options.outcome ?? 'succeeded', options, options.failure_reason) as PaymentEvent);
+    return this.#deliver(
+      this.#engine.paySession(reference, options.outcome ?? 'succeeded', options, options.failure_reason) as PaymentEvent,
+    );
   }
 
   /**
@@ -318,7 +325,11 @@ export class MockService {
   }
 
   /** Signs any event with the mock's secret, e.g. a type your code does not know yet. `id` defaults to a fresh `evt_…`. */
-  async createDelivery<T extends string, D>(event: { type: T; data: D; id?: string }): Promise<WebhookDelivery<{ id: string; type: T; data: D }>> {
+  async createDelivery<T extends string, D>(event: {
+    type: T;
+    data: D;
+    id?: string;
+  }): Promise<WebhookDelivery<{ id: string; type: T; data: D }>> {
     const made = this.#engine.event(event.type, event.data) as { id: string; type: T; data: D };
     if (event.id !== undefined) made.id = event.id;
     return this.#deliver(made);

@@ -20,7 +20,9 @@ import { MockServiceError } from './errors.js';
 
 /** The part of the `msw` module the kit uses: `http`. Pass `await import('msw')`. */
 export interface MswModule {
-  http: { all: (predicate: (args: { request: Request }) => boolean, resolver: (info: { request: Request }) => Promise<Response>) => HttpHandler };
+  http: {
+    all: (predicate: (args: { request: Request }) => boolean, resolver: (info: { request: Request }) => Promise<Response>) => HttpHandler;
+  };
 }
 
 let loaded: MswModule | undefined;
@@ -60,7 +62,13 @@ export function requireMsw(): MswModule {
 
 /** One catch-all handler: every request under `baseUrl` is answered by the mock's `fetch`. */
 export function buildHandlers(msw: MswModule, baseUrl: string, answer: (request: Request) => Promise<Response>): HttpHandler[] {
-  if (typeof msw?.http?.all !== 'function') throw new MockServiceError("createHandlers(msw): pass the msw module, e.g. await import('msw').");
+  if (typeof msw?.http?.all !== 'function')
+    throw new MockServiceError("createHandlers(msw): pass the msw module, e.g. await import('msw').");
   const prefix = `${baseUrl}/`;
-  return [msw.http.all(({ request }) => request.url.startsWith(prefix), ({ request }) => answer(request))];
+  return [
+    msw.http.all(
+      ({ request }) => request.url.startsWith(prefix),
+      ({ request }) => answer(request),
+    ),
+  ];
 }

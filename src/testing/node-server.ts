@@ -31,7 +31,8 @@ const MAX_BODY = 1_048_576;
 /** Starts an HTTP server on a loopback address that answers every request with `answer`. */
 export async function startServer(answer: (request: Request) => Promise<Response>, options: ListenOptions = {}): Promise<MockHttpServer> {
   const host = options.host ?? '127.0.0.1';
-  if (!isLoopback(host)) throw new MockServiceError(`listen(): host must be a loopback address (127.0.0.1, localhost, ::1), got ${JSON.stringify(host)}.`);
+  if (!isLoopback(host))
+    throw new MockServiceError(`listen(): host must be a loopback address (127.0.0.1, localhost, ::1), got ${JSON.stringify(host)}.`);
   const server = createServer((req, res) => {
     serve(req, res, host, answer).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
@@ -59,7 +60,12 @@ export async function startServer(answer: (request: Request) => Promise<Response
   };
 }
 
-async function serve(req: IncomingMessage, res: ServerResponse, host: string, answer: (request: Request) => Promise<Response>): Promise<void> {
+async function serve(
+  req: IncomingMessage,
+  res: ServerResponse,
+  host: string,
+  answer: (request: Request) => Promise<Response>,
+): Promise<void> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

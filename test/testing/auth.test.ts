@@ -5,7 +5,11 @@ import { createMockService, MockServiceError } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';
 import { CHARGE, clientFor, raw, rejection } from './helpers.js';
 
-const PAYOUT = { amount: 1000, currency: 'XOF', destination: { type: 'mobile_money', country: 'SEN', provider: 'orange', phone: '221771234567' } };
+const PAYOUT = {
+  amount: 1000,
+  currency: 'XOF',
+  destination: { type: 'mobile_money', country: 'SEN', provider: 'orange', phone: '221771234567' },
+};
 
 function twoMerchants() {
   return createMockService({

@@ -94,7 +94,11 @@ describe('paying a session', () => {
   it('a failed attempt leaves the session pending_payment; a second attempt can pay it', async () => {
     const { mock, client } = setup();
     const session = await client.checkoutSessions.create(SESSION);
-    const failed = await expectSigned(await mock.paySession(session.reference, { outcome: 'failed', failure_reason: 'payer_declined' }), mock.webhookSecret, 'payment.failed');
+    const failed = await expectSigned(
+      await mock.paySession(session.reference, { outcome: 'failed', failure_reason: 'payer_declined' }),
+      mock.webhookSecret,
+      'payment.failed',
+    );
     expect(failed.data).toMatchObject({ checkout_session: session.reference, status: 'failed', failure_reason: 'payer_declined' });
     expect((await client.checkoutSessions.retrieve(session.reference)).status).toBe('pending_payment');
     const paid = await mock.paySession(session.reference, { country: 'CIV', provider: 'wave' });
@@ -122,7 +126,13 @@ describe('paying a session', () => {
     const eur = await client.checkoutSessions.create({ amount: 1999, currency: 'EUR' });
     await expect(mock.paySession(eur.reference)).rejects.toThrow(/pass \{ country, provider \}/);
     const delivery = await mock.paySession(eur.reference, { payment_method: 'card' });
-    expect(delivery.event.data).toMatchObject({ payment_method: 'card', mobile_money_country: null, mobile_money_provider: null, currency: 'EUR', gross_amount: 1999 });
+    expect(delivery.event.data).toMatchObject({
+      payment_method: 'card',
+      mobile_money_country: null,
+      mobile_money_provider: null,
+      currency: 'EUR',
+      gross_amount: 1999,
+    });
   });
 });
 
@@ -145,7 +155,10 @@ describe('ending a session without payment', () => {
     const b = await client.checkoutSessions.create(SESSION);
     expect(await mock.expireSession(a.reference)).toBeNull();
     expect(await mock.cancelSession(b.reference)).toBeNull();
-    expect(await client.checkoutSessions.retrieve(a.reference)).toMatchObject({ status: 'expired', expires_at: '2026-03-01T09:30:00+00:00' });
+    expect(await client.checkoutSessions.retrieve(a.reference)).toMatchObject({
+      status: 'expired',
+      expires_at: '2026-03-01T09:30:00+00:00',
+    });
     expect((await client.checkoutSessions.retrieve(b.reference)).status).toBe('cancelled');
     await expect(mock.cancelSession(a.reference)).rejects.toThrow(/is expired/);
     await expect(mock.expireSession('unknown')).rejects.toThrow(/No checkout session/);

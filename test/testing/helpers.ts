@@ -15,13 +15,17 @@ export function clientFor(mock: MockService, apiKey: string | undefined = mock.a
   return new PaymentsClient({ apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries, retryBackoff: { initialMs: 1 } });
 }
 
+// Parsed JSON bodies, events and errors are asserted field by field in the tests: `any` keeps that terse.
+// biome-ignore lint/suspicious/noExplicitAny: see above.
+type Json = any;
+
 /** A raw request to the mock, bypassing the SDK's own checks: what a merchant's hand-written code would send. */
 export async function raw(
   mock: MockService,
   method: string,
   path: string,
   options: { body?: unknown; key?: string | null; headers?: Record<string, string> } = {},
-): Promise<{ status: number; body: any; headers: Headers }> {
+): Promise<{ status: number; body: Json; headers: Headers }> {
   const headers: Record<string, string> = { 'Content-Type': 'application/json', ...options.headers };
   const key = options.key === undefined ? mock.apiKey : options.key;
   if (key !== null) headers.Authorization = `Bearer ${key}`;
@@ -32,7 +36,7 @@ export async function raw(
 }
 
 /** Checks a delivery the way the service signs (API.md "Webhooks"): recomputed HMAC of the raw body with the whole secret. */
-export async function expectSigned(delivery: WebhookDelivery<any>, secret: string, type: string): Promise<any> {
+export async function expectSigned(delivery: WebhookDelivery<unknown>, secret: string, type: string): Promise<Json> {
   expect(delivery.headers['X-Service-Signature']).toBe(await signWebhookPayload(delivery.body, secret));
   expect(delivery.headers['X-Service-Signature']).toMatch(/^[0-9a-f]{64}$/);
   expect(delivery.headers['X-Service-Event']).toBe(type);
@@ -48,7 +52,7 @@ export async function expectSigned(delivery: WebhookDelivery<any>, secret: strin
 export const CHARGE = { amount: 5000, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' } as const;
 
 /** Captures the rejection of a promise (fails the test when it resolves). */
-export async function rejection(promise: Promise<unknown>): Promise<any> {
+export async function rejection(promise: Promise<unknown>): Promise<Json> {
   try {
     await promise;
   } catch (error) {

@@ -4,7 +4,11 @@ import { IDEMPOTENCY_TTL_MS } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';
 import { CHARGE, clientFor, raw, rejection, setup } from './helpers.js';
 
-const PAYOUT = { amount: 1000, currency: 'XOF', destination: { type: 'mobile_money', country: 'SEN', provider: 'orange', phone: '221771234567' } };
+const PAYOUT = {
+  amount: 1000,
+  currency: 'XOF',
+  destination: { type: 'mobile_money', country: 'SEN', provider: 'orange', phone: '221771234567' },
+};
 
 describe('Idempotency-Key', () => {
   it('same key, same content: 201 then the original answer replayed with 200, nothing created', async () => {
@@ -40,7 +44,10 @@ describe('Idempotency-Key', () => {
     const { mock } = setup();
     const headers = { 'Idempotency-Key': 'k1' };
     const a = await raw(mock, 'POST', '/checkout-sessions', { headers, body: '{"amount":100,"currency":"XOF","metadata":{"a":1,"b":2}}' });
-    const b = await raw(mock, 'POST', '/checkout-sessions', { headers, body: '{ "metadata": {"b":2,"a":1}, "currency":"XOF", "amount":100 }' });
+    const b = await raw(mock, 'POST', '/checkout-sessions', {
+      headers,
+      body: '{ "metadata": {"b":2,"a":1}, "currency":"XOF", "amount":100 }',
+    });
     expect([a.status, b.status]).toEqual([201, 200]);
     expect(b.headers.get('Idempotent-Replayed')).toBe('true');
     expect(b.body).toEqual(a.body);
@@ -60,7 +67,9 @@ describe('Idempotency-Key', () => {
     expect(fresh.data.reference).not.toBe(first.reference);
     // Forgotten means forgotten: another payload under the old key is a new creation, not a 409.
     mock.advance(IDEMPOTENCY_TTL_MS);
-    expect((await client.checkoutSessions.create({ amount: 200, currency: 'XOF' }, { idempotencyKey: 'k' }).withResponse()).response.status).toBe(201);
+    expect(
+      (await client.checkoutSessions.create({ amount: 200, currency: 'XOF' }, { idempotencyKey: 'k' }).withResponse()).response.status,
+    ).toBe(201);
   });
 
   it('holds for all four creations', async () => {
@@ -85,7 +94,9 @@ describe('Idempotency-Key', () => {
   it('a key is scoped to its endpoint and its merchant', async () => {
     const { mock, client } = setup({ merchants: [{ keys: ['sk_test_a'] }, { keys: ['sk_test_b'] }] });
     await client.payments.create(CHARGE, { idempotencyKey: 'shared' });
-    expect((await client.checkoutSessions.create({ amount: 1, currency: 'XOF' }, { idempotencyKey: 'shared' }).withResponse()).response.status).toBe(201);
+    expect(
+      (await client.checkoutSessions.create({ amount: 1, currency: 'XOF' }, { idempotencyKey: 'shared' }).withResponse()).response.status,
+    ).toBe(201);
     const b = clientFor(mock, 'sk_test_b');
     expect((await b.payments.create({ ...CHARGE, amount: 1 }, { idempotencyKey: 'shared' }).withResponse()).response.status).toBe(201);
   });

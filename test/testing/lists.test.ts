@@ -6,7 +6,11 @@ import { CHARGE, raw, rejection, setup } from './helpers.js';
 
 /** `n` seeded payments, one a minute from 2026-03-01T00:00Z, the i-th with `gross_amount` = i + 1. */
 function seeded(n: number, status = (_i: number) => 'succeeded') {
-  return Array.from({ length: n }, (_, i) => ({ gross_amount: i + 1, status: status(i), created_at: new Date(Date.UTC(2026, 2, 1) + i * 60_000).toISOString() }));
+  return Array.from({ length: n }, (_, i) => ({
+    gross_amount: i + 1,
+    status: status(i),
+    created_at: new Date(Date.UTC(2026, 2, 1) + i * 60_000).toISOString(),
+  }));
 }
 
 describe('the list envelope', () => {
@@ -116,7 +120,12 @@ describe('filters', () => {
     const reversed = await raw(mock, 'GET', '/checkout-sessions?from=2026-03-02&to=2026-03-01');
     expect(reversed.status).toBe(422);
     expect(reversed.body.errors.to).toHaveLength(1);
-    const error = await rejection(new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch }).payouts.list({ from: '2026-03-02', to: '2026-03-01' }));
+    const error = await rejection(
+      new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch }).payouts.list({
+        from: '2026-03-02',
+        to: '2026-03-01',
+      }),
+    );
     expect(error).toBeInstanceOf(UnprocessableEntityError);
   });
 });
@@ -129,7 +138,10 @@ describe('every paginated resource uses the envelope', () => {
       checkoutSessions: Array.from({ length: 25 }, (_, i) => ({ amount: i + 1, created_at: createdAt(i) })),
       paymentLinks: Array.from({ length: 25 }, (_, i) => ({ title: `Link ${i + 1}`, created_at: createdAt(i) })),
     });
-    mock.seed({ payouts: Array.from({ length: 25 }, (_, i) => ({ amount: i + 1, created_at: createdAt(i) })) }, { apiKey: mock.liveApiKey });
+    mock.seed(
+      { payouts: Array.from({ length: 25 }, (_, i) => ({ amount: i + 1, created_at: createdAt(i) })) },
+      { apiKey: mock.liveApiKey },
+    );
     const sandbox = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch });
     const live = new PaymentsClient({ apiKey: mock.liveApiKey, baseUrl: mock.baseUrl, fetch: mock.fetch });
     const sessions = await sandbox.checkoutSessions.list();

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 const run = promisify(execFile);
 const root = process.cwd();
@@ -87,4 +87,23 @@ describe('msw stays optional in both module formats', () => {
       expect((await runIn(dir, file, node22)).status).toBe(201);
     });
   }
+});
+
+describe('requireMsw() in this process', () => {
+  it('says how to get msw when it cannot be found, or cannot be loaded synchronously, then loads it', async () => {
+    const { requireMsw } = await import('../../src/testing/msw.js');
+    const cwd = vi.spyOn(process, 'cwd').mockReturnValue(dir);
+    try {
+      expect(() => requireMsw()).toThrow(/npm install --save-dev msw@\^3/);
+    } finally {
+      cwd.mockRestore();
+    }
+    const getBuiltinModule = vi.spyOn(process, 'getBuiltinModule').mockReturnValue(undefined as never);
+    try {
+      expect(() => requireMsw()).toThrow(/mock\.createHandlers\(await import\('msw'\)\)/);
+    } finally {
+      getBuiltinModule.mockRestore();
+    }
+    expect(typeof requireMsw().http.all).toBe('function');
+  });
 });

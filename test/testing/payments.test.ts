@@ -7,7 +7,11 @@ import { CHARGE, expectSigned, raw, rejection, setup } from './helpers.js';
 describe('POST /payments: a direct charge', () => {
   it('answers 201 with a pending payment shaped as §2.1, fees by the default rule', async () => {
     const { mock, client } = setup({ now: '2026-03-01T09:30:00Z' });
-    const { data: payment, response, replayed } = await client.payments.create({ ...CHARGE, payer_name: 'Awa', description: 'Order 7' }).withResponse();
+    const {
+      data: payment,
+      response,
+      replayed,
+    } = await client.payments.create({ ...CHARGE, payer_name: 'Awa', description: 'Order 7' }).withResponse();
     expect(response.status).toBe(201);
     expect(replayed).toBe(false);
     expect(payment).toEqual({
@@ -41,7 +45,15 @@ describe('POST /payments: a direct charge', () => {
   it('answers 422 naming every bad field, with Laravel-style messages', async () => {
     const { mock } = setup();
     const { status, body } = await raw(mock, 'POST', '/payments', {
-      body: { currency: 'xof', country: 'SN', provider: 'orange', phone: '+221771234567', payer_email: 'awa@', payer_name: 'x'.repeat(256), description: 'd'.repeat(501) },
+      body: {
+        currency: 'xof',
+        country: 'SN',
+        provider: 'orange',
+        phone: '+221771234567',
+        payer_email: 'awa@',
+        payer_name: 'x'.repeat(256),
+        description: 'd'.repeat(501),
+      },
     });
     expect(status).toBe(422);
     expect(Object.keys(body.errors).sort()).toEqual(['amount', 'country', 'currency', 'description', 'payer_email', 'payer_name', 'phone']);
@@ -69,7 +81,7 @@ describe('POST /payments: a direct charge', () => {
     expect(country).toBeInstanceOf(UnprocessableEntityError);
     expect(Object.keys(country.errors)).toEqual(['country']);
     const provider = await rejection(client.payments.create({ ...CHARGE, provider: 'mpesa' }));
-    expect(provider.errors).toEqual({ provider: ['L\'opérateur mpesa n\'est pas disponible pour SEN.'] });
+    expect(provider.errors).toEqual({ provider: ["L'opérateur mpesa n'est pas disponible pour SEN."] });
     const phone = await rejection(client.payments.create({ ...CHARGE, phone: '225771234567' }));
     expect(Object.keys(phone.errors)).toEqual(['phone']);
     const short = await rejection(client.payments.create({ ...CHARGE, phone: '2217712' }));
@@ -83,9 +95,22 @@ describe('currency conversion (§4.1)', () => {
     const { client } = setup();
     // 10.00 EUR at the CFA peg 655.957 = 6559.57 XOF, rounded to the unit (XOF has no decimals).
     const eur = await client.payments.create({ ...CHARGE, amount: 1000, currency: 'EUR' });
-    expect(eur).toMatchObject({ currency: 'XOF', gross_amount: 6560, psp_fee_amount: 98, platform_fee_amount: 33, net_amount_to_merchant: 6429 });
+    expect(eur).toMatchObject({
+      currency: 'XOF',
+      gross_amount: 6560,
+      psp_fee_amount: 98,
+      platform_fee_amount: 33,
+      net_amount_to_merchant: 6429,
+    });
     // 10.00 USD → 150.00 GHS = 15000 pesewas: both exponents are 2.
-    const ghs = await client.payments.create({ ...CHARGE, amount: 1000, currency: 'USD', country: 'GHA', provider: 'mtn', phone: '233241234567' });
+    const ghs = await client.payments.create({
+      ...CHARGE,
+      amount: 1000,
+      currency: 'USD',
+      country: 'GHA',
+      provider: 'mtn',
+      phone: '233241234567',
+    });
     expect(ghs).toMatchObject({ currency: 'GHS', gross_amount: 15000 });
   });
 
@@ -132,9 +157,22 @@ describe('refused charges (§4.1, §7)', () => {
 describe('fee rule', () => {
   it('takes rates or a function; net = gross − psp fee − platform fee', async () => {
     const rates = setup({ fees: { psp: 0.02, platform: 0 } });
-    expect(await rates.client.payments.create({ ...CHARGE, amount: 1234 })).toMatchObject({ psp_fee_amount: 25, platform_fee_amount: 0, net_amount_to_merchant: 1209 });
-    const fn = setup({ fees: ({ gross_amount, channel }) => ({ psp_fee_amount: 100, platform_fee_amount: channel === 'direct' ? Math.floor(gross_amount / 100) : 0 }) });
-    expect(await fn.client.payments.create(CHARGE)).toMatchObject({ psp_fee_amount: 100, platform_fee_amount: 50, net_amount_to_merchant: 4850 });
+    expect(await rates.client.payments.create({ ...CHARGE, amount: 1234 })).toMatchObject({
+      psp_fee_amount: 25,
+      platform_fee_amount: 0,
+      net_amount_to_merchant: 1209,
+    });
+    const fn = setup({
+      fees: ({ gross_amount, channel }) => ({
+        psp_fee_amount: 100,
+        platform_fee_amount: channel === 'direct' ? Math.floor(gross_amount / 100) : 0,
+      }),
+    });
+    expect(await fn.client.payments.create(CHARGE)).toMatchObject({
+      psp_fee_amount: 100,
+      platform_fee_amount: 50,
+      net_amount_to_merchant: 4850,
+    });
   });
 
   it('refuses a broken rule: at construction for rates, with a 500 naming the problem for a function', async () => {

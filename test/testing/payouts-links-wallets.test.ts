@@ -39,7 +39,10 @@ describe('payouts', () => {
   it('answers 422 naming every bad field of the body and of the destination', async () => {
     const { mock } = withBalance();
     const key = mock.liveApiKey;
-    const bad = await raw(mock, 'POST', '/payouts', { key, body: { amount: 1.5, destination: { type: 'mobile_money', country: 'SEN', provider: 'mtn', phone: '22177' } } });
+    const bad = await raw(mock, 'POST', '/payouts', {
+      key,
+      body: { amount: 1.5, destination: { type: 'mobile_money', country: 'SEN', provider: 'mtn', phone: '22177' } },
+    });
     expect(bad.status).toBe(422);
     expect(Object.keys(bad.body.errors).sort()).toEqual(['amount', 'currency', 'destination.phone', 'destination.provider']);
     const type = await raw(mock, 'POST', '/payouts', { key, body: { ...PAYOUT, destination: { type: 'bank_account' } } });

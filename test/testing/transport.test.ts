@@ -45,7 +45,10 @@ describe('mock.fetch', () => {
 
   it('answers unknown routes 404, other methods 405, bad JSON 400', async () => {
     const mock = createMockService();
-    expect(await raw(mock, 'GET', '/refunds')).toMatchObject({ status: 404, body: { message: 'La route /api/v1/refunds est introuvable.' } });
+    expect(await raw(mock, 'GET', '/refunds')).toMatchObject({
+      status: 404,
+      body: { message: 'La route /api/v1/refunds est introuvable.' },
+    });
     expect((await raw(mock, 'GET', '/wallets/1')).status).toBe(404);
     const put = await raw(mock, 'PUT', '/payments');
     expect(put.status).toBe(405);
@@ -61,7 +64,9 @@ describe('mock.fetch', () => {
     const mock = createMockService();
     const controller = new AbortController();
     controller.abort();
-    await expect(mock.fetch(`${mock.baseUrl}/api/v1/payments`, { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    await expect(mock.fetch(`${mock.baseUrl}/api/v1/payments`, { signal: controller.signal })).rejects.toMatchObject({
+      name: 'AbortError',
+    });
   });
 });
 
@@ -160,11 +165,12 @@ describe('mock.deliver()', () => {
     const delivery = await mock.settlePayment(payment.uuid);
     const handler = vi.fn(async (request: Request) => {
       const body = await request.text();
-      const ok = request.method === 'POST' && request.headers.get('x-service-signature') === (await signWebhookPayload(body, mock.webhookSecret));
+      const ok =
+        request.method === 'POST' && request.headers.get('x-service-signature') === (await signWebhookPayload(body, mock.webhookSecret));
       return new Response(null, { status: ok ? 200 : 400 });
     });
     expect((await mock.deliver(delivery, handler)).status).toBe(200);
-    expect((handler.mock.calls[0]?.[0] as Request).url).toBe('http://localhost/webhooks');
+    expect(handler.mock.calls[0]?.[0]?.url).toBe('http://localhost/webhooks');
     // A tampered body keeps the original signature: the endpoint must refuse it.
     expect((await mock.deliver(delivery, handler, { body: delivery.body.replace('"succeeded"', '"failed"') })).status).toBe(400);
     expect((await mock.deliver(delivery, handler, { headers: { 'X-Service-Signature': '0'.repeat(64) } })).status).toBe(400);
@@ -190,7 +196,13 @@ describe('mock.deliver()', () => {
     const delivery = await mock.createDelivery({ type: 'payment.succeeded', data: { uuid: 'x' } });
     const spy = vi.spyOn(globalThis, 'fetch');
     try {
-      for (const url of ['https://example.com/hook', 'http://10.0.0.8/hook', 'http://127.0.0.1.nip.io/hook', 'ftp://127.0.0.1/hook', 'not a url']) {
+      for (const url of [
+        'https://example.com/hook',
+        'http://10.0.0.8/hook',
+        'http://127.0.0.1.nip.io/hook',
+        'ftp://127.0.0.1/hook',
+        'not a url',
+      ]) {
         await expect(mock.deliver(delivery, url)).rejects.toBeInstanceOf(MockServiceError);
       }
       expect(spy).not.toHaveBeenCalled();
