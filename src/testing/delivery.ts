@@ -47,7 +47,11 @@ export async function signDelivery<E extends { type: string }>(event: E, secret:
   const body = JSON.stringify(event);
   const signature = await signWebhookPayload(body, secret);
   return Object.freeze({
-    headers: Object.freeze({ 'Content-Type': 'application/json' as const, 'X-Service-Event': event.type, 'X-Service-Signature': signature }),
+    headers: Object.freeze({
+      'Content-Type': 'application/json' as const,
+      'X-Service-Event': event.type,
+      'X-Service-Signature': signature,
+    }),
     body,
     event,
   });
