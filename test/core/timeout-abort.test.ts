@@ -92,7 +92,7 @@ describe('timeout', () => {
 
   it('retries a timed-out attempt and succeeds when the next one is quick', async () => {
     const state = slow('post', '/payments', [5_000, 0]);
-    const { data, idempotencyKey } = await makeClient({ timeout: 100 }).payments.create(chargeParams).withResponse();
+    const { data, idempotencyKey } = await makeClient({ timeout: 400 }).payments.create(chargeParams).withResponse();
     expect(data.uuid).toBe(payment().uuid);
     expect(state.attempts).toBe(2);
     expect(state.keys).toEqual([idempotencyKey, idempotencyKey]);

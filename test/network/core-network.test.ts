@@ -98,16 +98,17 @@ describe('socket resets on a creation', () => {
 });
 
 describe('timeouts', () => {
+  // Where an attempt must succeed, the timeout (400 ms) leaves room for a loaded CI machine.
   it('a slow answer past the timeout is retried with the same key; the service replays it', async () => {
     server = await startServer((x) => {
       if (x.seen.n === 1) {
         x.server.createOrReplay(x.seen); // created, but the answer comes too late
-        setTimeout(() => answerCreation(x), 1_000).unref();
+        setTimeout(() => answerCreation(x), 5_000).unref();
         return;
       }
       answerCreation(x);
     });
-    const { idempotencyKey, replayed } = await clientFor(server, { timeout: 200 }).payments.create(charge).withResponse();
+    const { idempotencyKey, replayed } = await clientFor(server, { timeout: 400 }).payments.create(charge).withResponse();
     expect(server.requests).toHaveLength(2);
     expect(keysOf(server)).toEqual([idempotencyKey, idempotencyKey]);
     expect(replayed).toBe(true);
@@ -140,7 +141,7 @@ describe('timeouts', () => {
       }
       x.server.json(x.res, 200, { data: payment() });
     });
-    const found = await clientFor(server, { timeout: 200 }).payments.retrieve('p-1');
+    const found = await clientFor(server, { timeout: 400 }).payments.retrieve('p-1');
     expect(found.uuid).toBe(payment().uuid);
     expect(server.requests).toHaveLength(2);
   });
