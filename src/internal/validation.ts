@@ -47,8 +47,10 @@ export function toIssues(issues: readonly RawIssue[], input: unknown): Validatio
       continue;
     }
     if (issue.code === 'invalid_union' && issue.errors.length > 0) {
-      // Report the first branch's issues: for our schemas the branches differ only in shape.
-      out.push(...toIssues(issue.errors[0] ?? [], input));
+      // Report the first branch's issues. Their paths are relative to the union, so they are
+      // prefixed with the union's own path to name the field (`data.metadata`, not `data`).
+      const branch = (issue.errors[0] ?? []).map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as RawIssue);
+      out.push(...toIssues(branch, input));
       continue;
     }
     out.push({ path, message: describe(issue, valueAt(input, path)) });

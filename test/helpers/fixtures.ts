@@ -3,8 +3,9 @@ import type { CheckoutSession, Payment } from '../../src/index.js';
 
 export const API_KEY = 'sk_test_51FixtureKeyThatMustNeverLeak';
 export const LIVE_KEY = 'sk_live_51FixtureKeyThatMustNeverLeak';
-export const BASE = 'http://127.0.0.1:9/';
-export const API = 'http://127.0.0.1:9/api/v1';
+// Port 4010: fetch refuses "bad ports" such as 9 before msw sees the request.
+export const BASE = 'http://127.0.0.1:4010/';
+export const API = 'http://127.0.0.1:4010/api/v1';
 
 export function payment(overrides: Partial<Payment> = {}): Payment {
   return {
@@ -50,7 +51,7 @@ export function checkoutSession(overrides: Partial<CheckoutSession> = {}): Check
 export function envelope<T>(data: T[], opts: { page?: number; lastPage?: number; perPage?: number; total?: number; origin?: string; path?: string } = {}) {
   const page = opts.page ?? 1;
   const lastPage = opts.lastPage ?? 1;
-  const origin = opts.origin ?? 'http://127.0.0.1:9';
+  const origin = opts.origin ?? 'http://127.0.0.1:4010';
   const path = opts.path ?? '/api/v1/payments';
   const link = (p: number) => `${origin}${path}?page=${p}`;
   return {
