@@ -175,3 +175,39 @@ describe('wallets (§4.9)', () => {
     expect(await client.wallets.list()).toEqual(body.data);
   });
 });
+
+describe("every delivery passes the SDK's own verifyWebhook", () => {
+  it('payment.succeeded, payment.failed and each payout.* event verify and come back typed', async () => {
+    const { verifyWebhook } = await import('payments-sdk/webhooks');
+    const { mock, client, live } = withBalance();
+    const a = await client.payments.create({ amount: 5000, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' });
+    const b = await client.payments.create({ amount: 5000, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' });
+    const p1 = String((await live.payouts.create(PAYOUT)).id);
+    const p2 = String((await live.payouts.create(PAYOUT)).id);
+    const deliveries = [
+      await mock.settlePayment(a.uuid),
+      await mock.failPayment(b.uuid, 'timeout'),
+      ...(await mock.completePayout(p1)),
+      await mock.advancePayout(p2, { to: 'rejected' }),
+    ];
+    const types: string[] = [];
+    for (const delivery of deliveries) {
+      const event = await verifyWebhook({ payload: delivery.body, headers: delivery.headers, secret: mock.webhookSecret });
+      expect(event).toEqual(delivery.event);
+      types.push(event.type);
+    }
+    expect(types).toEqual([
+      'payment.succeeded',
+      'payment.failed',
+      'payout.approved',
+      'payout.processing',
+      'payout.completed',
+      'payout.rejected',
+    ]);
+    await expect(
+      verifyWebhook({ payload: deliveries[0]?.body ?? '', headers: deliveries[0]?.headers, secret: 'whsec_other' }),
+    ).rejects.toMatchObject({
+      reason: 'signature_mismatch',
+    });
+  });
+});
