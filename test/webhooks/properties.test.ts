@@ -2,6 +2,7 @@
 import fc from 'fast-check';
 import { signWebhookPayload, verifyWebhook, WebhookVerificationError } from 'payments-sdk/webhooks';
 import { describe, expect, it } from 'vitest';
+import { hmacSha256, hmacSha256Web, nodeCrypto, toHex } from '../../src/webhooks/sign.js';
 import { payment } from '../helpers/fixtures.js';
 import { nodeSignature, SECRET } from './support.js';
 
@@ -53,6 +54,20 @@ describe('verifyWebhook properties', () => {
       fc.asyncProperty(fc.uint8Array({ maxLength: 2048 }), fc.string({ minLength: 1 }), async (bytes, secret) => {
         expect(await signWebhookPayload(bytes, secret)).toBe(nodeSignature(bytes, secret));
       }),
+    );
+  });
+
+  it('signs the same with Web Crypto (edge runtimes) and node:crypto (Node fast path), for any bytes and any Unicode secret', async () => {
+    // On Node 24 the fast path is taken; the Web Crypto path is what edge runtimes run.
+    expect(nodeCrypto()).not.toBeNull();
+    await fc.assert(
+      fc.asyncProperty(
+        fc.oneof(fc.uint8Array({ maxLength: 4096 }), fc.string({ unit: 'binary' })),
+        fc.string({ unit: 'binary', minLength: 1 }),
+        async (payload, secret) => {
+          expect(toHex(await hmacSha256(payload, secret))).toBe(toHex(await hmacSha256Web(payload, secret)));
+        },
+      ),
     );
   });
 

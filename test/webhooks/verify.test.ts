@@ -11,7 +11,7 @@ import {
   WebhookVerificationError,
   type WebhookVerificationReason,
 } from 'payments-sdk/webhooks';
-import { describe, expect, expectTypeOf, it } from 'vitest';
+import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { payment } from '../helpers/fixtures.js';
 import { deliveryHeaders, eventBody, nodeSignature, OTHER_SECRET, SECRET } from './support.js';
 
@@ -340,5 +340,29 @@ describe('event types', () => {
     expect(handle).toBeTypeOf('function');
     expectTypeOf<UnknownWebhookEvent['data']>().toBeUnknown();
     expectTypeOf(verifyWebhook).returns.resolves.toEqualTypeOf<WebhookEvent>();
+  });
+});
+
+describe('without node:crypto (edge runtimes)', () => {
+  it('verifies with Web Crypto alone', async () => {
+    const original = process.getBuiltinModule;
+    vi.resetModules();
+    Object.defineProperty(process, 'getBuiltinModule', { value: undefined, configurable: true, writable: true });
+    try {
+      const sign = await import('../../src/webhooks/sign.js');
+      const fresh = await import('../../src/webhooks/index.js');
+      expect(sign.nodeCrypto()).toBeNull();
+      const body = eventBody();
+      expect(await fresh.signWebhookPayload(body, SECRET)).toBe(nodeSignature(body));
+      await expect(fresh.verifyWebhook({ payload: body, headers: deliveryHeaders(body), secret: SECRET })).resolves.toMatchObject({
+        type: 'payment.succeeded',
+      });
+      await expect(fresh.verifyWebhook({ payload: `${body} `, headers: deliveryHeaders(body), secret: SECRET })).rejects.toMatchObject({
+        reason: 'signature_mismatch',
+      });
+    } finally {
+      Object.defineProperty(process, 'getBuiltinModule', { value: original, configurable: true, writable: true });
+      vi.resetModules();
+    }
   });
 });
