@@ -1,17 +1,5 @@
-import {
-  boundedString,
-  currencyCode,
-  email,
-  httpUrl,
-  type ListParamsBase,
-  listParamsShape,
-  minorUnits,
-  type OpenEnum,
-  openEnum,
-  positiveMinorUnits,
-  statusFilter,
-  z,
-} from './shared.js';
+import * as z from 'zod/mini';
+import { boundedString, currencyCode, email, httpUrl, type ListParamsBase, listParamsShape, minorUnits, type OpenEnum, openEnum, positiveMinorUnits, statusFilter } from './shared.js';
 
 /** Known checkout-session states (service-api.md §3.2). Note the spelling `cancelled`, with two l's. */
 export const CHECKOUT_SESSION_STATUSES = ['created', 'pending_payment', 'completed', 'expired', 'cancelled'] as const;

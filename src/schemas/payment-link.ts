@@ -1,4 +1,5 @@
-import { currencyCode, type ListParamsBase, listParamsShape, minorUnits, type OpenEnum, positiveMinorUnits, z } from './shared.js';
+import * as z from 'zod/mini';
+import { currencyCode, type ListParamsBase, listParamsShape, minorUnits, type OpenEnum, positiveMinorUnits } from './shared.js';
 
 /**
  * A reusable payment link (service-api.md §2.4). Only partly documented: known fields typed, the rest

@@ -151,4 +151,6 @@ export function statusFilter(resource: string, right: string, wrong: string) {
   );
 }
 
-export { z };
+// Type-only: a value re-export of the zod namespace defeats tree-shaking in merchants' bundlers
+// (all of zod/mini, locales included, would ship). Schema files import zod/mini themselves.
+export type { z };

@@ -1,4 +1,4 @@
-import { z } from './shared.js';
+import * as z from 'zod/mini';
 
 /** A wallet balance (service-api.md §2.5, §4.9). Its fields are not documented: all pass through. */
 export interface Wallet {
