@@ -5,7 +5,7 @@
  * @module
  */
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
-import { describe, toWebhookEvent, type WebhookEvent } from './events.js';
+import { kind, toWebhookEvent, type WebhookEvent } from './events.js';
 import { hmacSha256, type RawPayload, rawBytes } from './sign.js';
 
 /** Header carrying the signature: lowercase hex HMAC-SHA256 of the raw body (service-api.md §6.2). */
@@ -107,10 +107,10 @@ export function checkSecrets(secret: unknown, where: string): string[] {
       : Array.isArray(secret)
         ? list.length === 0
           ? 'an empty array'
-          : `${typeof list[bad] === 'string' ? 'a blank string' : describe(list[bad])} at index ${bad}`
+          : `${typeof list[bad] === 'string' ? 'a blank string' : kind(list[bad])} at index ${bad}`
         : typeof secret === 'string'
           ? 'a blank string'
-          : describe(secret);
+          : kind(secret);
   return fail(
     `${where}: \`secret\` must be the endpoint's signing secret ("whsec_…", shown once when the endpoint was created, ` +
       `service-api.md §5.1) or a non-empty array of them; got ${got}.`,
@@ -155,10 +155,7 @@ function signatureCandidates(input: VerifyWebhookInput): string[] {
   if (given !== undefined && given !== null) {
     // A value read from a header by hand may still carry a repeated header joined with ", ".
     if (typeof given !== 'string') {
-      throw new WebhookVerificationError(
-        'malformed_signature',
-        `Malformed signature: \`signature\` must be a string, got ${describe(given)}.`,
-      );
+      throw new WebhookVerificationError('malformed_signature', `Malformed signature: \`signature\` must be a string, got ${kind(given)}.`);
     }
     return given
       .split(',')
@@ -214,7 +211,7 @@ function notRawBodyMessage(payload: unknown): string {
   if (payload === undefined || payload === null) return `No webhook payload was given (got ${String(payload)}). ${RAW_BODY_HELP}`;
   if (payload === '[object Object]')
     return `The webhook payload is the text "[object Object]": a parsed body was turned into a string. ${RAW_BODY_HELP}`;
-  const what = describe(payload);
+  const what = kind(payload);
   const parsed =
     typeof payload === 'object'
       ? ' It looks like a body already parsed as JSON; re-serialising it would not give the signed bytes back.'
