@@ -58,6 +58,16 @@ beforeAll(async () => {
   app.post('/with-json', express.json(), expressWebhook(options));
   app.all('/any-method', expressWebhook(options));
   app.post('/small', expressWebhook({ ...options, maxBodyBytes: 64 }));
+  app.post('/small-raw', express.raw({ type: 'application/json' }), expressWebhook({ ...options, maxBodyBytes: 64 }));
+  // A middleware that drains the stream without leaving a body (a logger, a proxy...).
+  app.post(
+    '/drained',
+    (req, _res, next) => {
+      req.on('data', () => {});
+      req.on('end', () => next());
+    },
+    expressWebhook(options),
+  );
   server = createServer(app);
   base = await listen(server);
   plainServer = createServer(expressWebhook(options));
@@ -156,10 +166,24 @@ describe('expressWebhook in Express 5', () => {
     expect(response.headers.get('allow')).toBe('POST');
   });
 
-  it('answers 413 to a body over maxBodyBytes', async () => {
+  it('answers 413 to a body over maxBodyBytes, read here or by express.raw()', async () => {
     const body = eventBody();
     expect((await post(`${base}/small`, body)).status).toBe(413);
+    expect((await post(`${base}/small-raw`, body)).status).toBe(413);
     expect(events).toEqual([]);
+  });
+
+  it('answers 400 when another middleware drained the stream', async () => {
+    const response = await post(`${base}/drained`, eventBody());
+    expect(response.status).toBe(400);
+    expect(response.body.error).toMatch(/already read by another middleware/);
+  });
+
+  it('joins a body that arrives in many chunks', async () => {
+    // ~200 KB of data: several TCP reads on the server side.
+    const body = eventBody({ id: 'evt_big', data: { ...JSON.parse(eventBody()).data, notes: 'n'.repeat(200_000) } });
+    expect((await post(`${base}/webhooks`, body)).status).toBe(200);
+    expect(events.map((e) => e.id)).toEqual(['evt_big']);
   });
 
   it('survives a sender that goes away in the middle of the body', async () => {

@@ -150,6 +150,22 @@ describe('webhookHandler', () => {
     expect((await handle(streamed)).status).toBe(413);
   });
 
+  it('joins a streamed body that arrives in chunks', async () => {
+    const onEvent = vi.fn();
+    const { handle } = handler({ secret: SECRET, onEvent });
+    const body = eventBody();
+    const bytes = new TextEncoder().encode(body);
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (let i = 0; i < bytes.length; i += 100) controller.enqueue(bytes.slice(i, i + 100));
+        controller.close();
+      },
+    });
+    const request = new Request(URL_, { method: 'POST', body: stream, headers: deliveryHeaders(body), duplex: 'half' } as RequestInit);
+    expect((await handle(request)).status).toBe(200);
+    expect(onEvent).toHaveBeenCalledOnce();
+  });
+
   it('refuses a request whose body was already read, saying how to fix it', async () => {
     const { handle } = handler({ secret: SECRET, onEvent: () => {} });
     const request = delivery();
