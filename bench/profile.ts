@@ -7,7 +7,8 @@
  *   node bench/profile.ts pages      [N]   N walks of 100 pages × 100 payments with .pages()
  *   node bench/profile.ts sdk-stub   [N]   the SDK with a fetch stub (no network: client CPU only)
  *   node bench/profile.ts ky-stub    [N]   ky alone with the same stub
- *   node bench/profile.ts webhook-1k [N]   N × verifyWebhook on a 1 KB body
+ *   node bench/profile.ts webhook-1k [N]   N × verifyWebhook on a 1 KB body (string)
+ *   node bench/profile.ts webhook-64k [N]  the same with a 64 KB body
  *
  * Runs the case in a child (the loopback server in its own process, as in bench/run.ts), warms it
  * up, profiles only the measured loop through node:inspector, then prints self time grouped by where the code lives (SDK dist, ky, zod, undici,
@@ -147,11 +148,11 @@ if (process.env.PROFILE_CHILD === '1') {
       const api = ky.create({ headers, fetch: stub });
       one = () => api.get(`http://127.0.0.1:1/api/v1/payments/${UUID}`).json();
     }
-  } else if (mode === 'webhook-1k') {
+  } else if (mode === 'webhook-1k' || mode === 'webhook-64k') {
     const { signWebhookPayload, verifyWebhook } = await import('payments-sdk/webhooks');
     const secret = 'whsec_bench_0123456789abcdef0123456789abcdef';
     // As bench/run.ts: a payment.succeeded delivery padded to 1 KB by an unknown field.
-    const data = { ...(JSON.parse(STUB_BODY) as { data: Record<string, unknown> }).data, x_padding: 'x'.repeat(560) };
+    const data = { ...(JSON.parse(STUB_BODY) as { data: Record<string, unknown> }).data, x_padding: 'x'.repeat(mode === 'webhook-1k' ? 560 : 65_072) };
     const payload = JSON.stringify({ id: 'evt_01JD3Z8Q4X5Y6Z7A8B9C0D1E2F', type: 'payment.succeeded', data });
     const signature = await signWebhookPayload(payload, secret);
     const headers = { 'x-service-signature': signature, 'x-service-event': 'payment.succeeded' };
@@ -187,7 +188,7 @@ for (const name of readdirSync(dir)) if (name.startsWith(`${mode}-`)) rmSync(joi
 
 let stop = () => {};
 let origin = '';
-if (!['webhook-1k', 'sdk-stub', 'ky-stub'].includes(mode)) {
+if (!['webhook-1k', 'webhook-64k', 'sdk-stub', 'ky-stub'].includes(mode)) {
   const server = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), [], { execArgv: [] });
   const { port } = await new Promise<{ port: number }>((resolve) => server.once('message', (m) => resolve(m as { port: number })));
   origin = `http://127.0.0.1:${port}`;

@@ -15,8 +15,9 @@
  */
 import { fork, spawnSync } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { renameSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import ky from 'ky';
@@ -57,15 +58,22 @@ function pairedRatio(a: number[], b: number[]): number {
 
 const round = (value: number, digits = 2) => Number(value.toFixed(digits));
 
+/** Everything printed, kept for the "Last figures" section of BENCHMARKS.md. */
+const printed: string[] = [];
+function say(text: string): void {
+  console.log(text);
+  printed.push(text);
+}
+
 function printTable(title: string, rows: Record<string, string | number>[]): void {
   const headers = Object.keys(rows[0] ?? {});
   const cells = rows.map((row) => headers.map((h) => String(row[h] ?? '')));
   const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((c) => (c[i] as string).length)));
   const line = (values: string[]) => `| ${values.map((v, i) => v.padEnd(widths[i] as number)).join(' | ')} |`;
-  console.log(`\n${title}\n`);
-  console.log(line(headers));
-  console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
-  for (const c of cells) console.log(line(c));
+  say(`\n${title}\n`);
+  say(line(headers));
+  say(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
+  for (const c of cells) say(line(c));
 }
 
 type Metrics = Record<string, number>;
@@ -188,7 +196,7 @@ async function benchOverhead(origin: string) {
     rows,
   );
   const ratio = pairedRatio(series(results.sdk, 'wall'), series(results.raw, 'wall'));
-  console.log(`\nSDK/raw wall ratio ${round(ratio, 3)} (goal ≤ 1.15): ${ratio <= 1.15 ? 'met' : 'MISSED'}`);
+  say(`\nSDK/raw wall ratio ${round(ratio, 3)} (goal ≤ 1.15): ${ratio <= 1.15 ? 'met' : 'MISSED'}`);
 
   // 1b. The network taken out: the same calls answered by a fetch stub, so only client CPU is left.
   const body = await (await fetch(url, { headers })).text();
@@ -392,7 +400,7 @@ async function benchPagination(origin: string) {
   );
   const ratio = pairedRatio(series(timing.sdk, 'ms'), series(timing.raw, 'ms'));
   const ratioItems = pairedRatio(series(timing.sdkItems, 'ms'), series(timing.raw, 'ms'));
-  console.log(
+  say(
     `\nSDK/raw wall ${round(ratio, 3)} (.pages()), ${round(ratioItems, 3)} (items) (goal ≤ 1.0): ${ratio <= 1 ? 'met' : 'MISSED'}; ` +
       `heap growth ${memory.sdk.maxGrowthMB} MB (goal < 30): ${memory.sdk.maxGrowthMB < 30 ? 'met' : 'MISSED'}`,
   );
@@ -591,11 +599,11 @@ function benchImport() {
   }));
   printTable(`4a. Cold import, ${runs} fresh processes per entry (+1 discarded), interleaved`, rows);
   const main = median(inProcess[0] as number[]);
-  console.log(`\nimport 'payments-sdk' ${round(main, 1)} ms (goal ≤ 80): ${main <= 80 ? 'met' : 'MISSED'}`);
+  say(`\nimport 'payments-sdk' ${round(main, 1)} ms (goal ≤ 80): ${main <= 80 ? 'met' : 'MISSED'}`);
 
   const size = spawnSync(process.execPath, ['scripts/check-size.ts'], { cwd: root, encoding: 'utf8' });
-  console.log('\n4b. Bundle sizes (scripts/check-size.ts)\n');
-  console.log(size.stdout.trim() || size.stderr.trim());
+  say('\n4b. Bundle sizes (scripts/check-size.ts)\n');
+  say(size.stdout.trim() || size.stderr.trim());
   return { runs, rows, importMs: round(main, 1), goal: 80, met: main <= 80, sizeReport: size.stdout.trim(), sizeExit: size.status };
 }
 
@@ -607,17 +615,21 @@ const results: Record<string, unknown> = {
   cpus: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'unknown'}`,
   loadavgAtStart: os.loadavg().map((l) => round(l, 2)),
   quick: QUICK,
+  // What was built: the commit, and whether src/ had uncommitted changes (several people work in this tree).
+  commit: spawnSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: root, encoding: 'utf8' }).stdout.trim(),
+  srcChangedSinceCommit: spawnSync('git', ['status', '--porcelain', 'src'], { cwd: root, encoding: 'utf8' })
+    .stdout.trim()
+    .split('\n')
+    .filter(Boolean),
 };
-console.log(
+say(
   `payments-sdk benchmarks — ${results.node}, ${results.cpus}, load ${(results.loadavgAtStart as number[]).join(' ')}${QUICK ? ' (QUICK: fewer rounds)' : ''}`,
 );
 
 const server = ONLY.has('overhead') || ONLY.has('pagination') ? await startServer() : undefined;
 try {
   if (server)
-    console.log(
-      `loopback server ${server.origin} (own process): single payment ${server.singleBytes} B, page of 100 ${server.pageBytes} B`,
-    );
+    say(`loopback server ${server.origin} (own process): single payment ${server.singleBytes} B, page of 100 ${server.pageBytes} B`);
   if (server && ONLY.has('overhead')) results.overhead = await benchOverhead(server.origin);
   if (server && ONLY.has('pagination')) results.pagination = await benchPagination(server.origin);
   if (ONLY.has('webhooks')) results.webhooks = await benchWebhooks();
@@ -630,4 +642,27 @@ results.loadavgAtEnd = os.loadavg().map((l) => round(l, 2));
 const out = new URL('./results.json', import.meta.url);
 writeFileSync(new URL('./results.json.tmp', import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
 renameSync(new URL('./results.json.tmp', import.meta.url), out);
-console.log(`\nwrote ${fileURLToPath(out)}`);
+// In the repo's own JSON style, so `npm run lint` (biome check .) stays clean after a bench run.
+spawnSync(join(root, 'node_modules', '.bin', 'biome'), ['format', '--write', fileURLToPath(out)], { cwd: root, stdio: 'ignore' });
+process.stdout.write(`\nwrote ${fileURLToPath(out)}\n`);
+
+// A full run (all four, not QUICK) replaces the "Last figures" section of BENCHMARKS.md.
+if (!QUICK && ['overhead', 'pagination', 'webhooks', 'import'].every((name) => ONLY.has(name))) {
+  const doc = join(root, 'BENCHMARKS.md');
+  const begin = '<!-- bench:figures:begin -->';
+  const end = '<!-- bench:figures:end -->';
+  let text = '';
+  try {
+    text = readFileSync(doc, 'utf8');
+  } catch {
+    // No BENCHMARKS.md: nothing to update.
+  }
+  const from = text.indexOf(begin);
+  const to = text.indexOf(end);
+  if (from >= 0 && to > from) {
+    // The printed tables are Markdown already; notes become paragraphs.
+    const figures = `${begin}\n<!-- written by npm run bench (bench/run.ts); do not edit by hand -->\n\n${printed.join('\n').trim()}\n\n`;
+    writeFileSync(doc, `${text.slice(0, from)}${figures}${text.slice(to)}`);
+    process.stdout.write(`updated the figures in ${doc}\n`);
+  }
+}
