@@ -30,7 +30,10 @@ export type WebhookEventHandlers = {
 
 /** What {@link WebhookHandlerOptions.onError} is told about a delivery answered with an error. */
 export interface WebhookErrorInfo {
-  /** The HTTP status answered: 400, 409, 413 or 500. */
+  /**
+   * The HTTP status answered: 400, 409, 413 or 500; or 200 when the event was handled but the
+   * dedupe store failed to record it.
+   */
   status: number;
   /** The verification failure, when the status is 400. */
   reason?: WebhookVerificationError['reason'];
@@ -134,10 +137,21 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
     }
   };
 
+  // Own keys only: an event type such as "constructor" must not find Object.prototype's.
+  const own = (type: string) => (Object.hasOwn(handlers, type) ? handlers[type] : undefined);
   const handlerOf = (event: WebhookEvent | UnknownWebhookEvent) =>
-    (handlers[event.type] ?? (event.type.startsWith('payout.') ? handlers['payout.*'] : undefined) ?? onEvent) as
+    (own(event.type) ?? (event.type.startsWith('payout.') ? own('payout.*') : undefined) ?? onEvent) as
       | ((event: unknown) => unknown)
       | undefined;
+  // A store call that fails (even by throwing synchronously) is reported, never thrown: the
+  // answer is already decided by what onEvent did.
+  const quietly = async (call: () => Promise<void> | undefined, event: WebhookEvent, status: number) => {
+    try {
+      await call();
+    } catch (error) {
+      tell(error, { status, event });
+    }
+  };
 
   return {
     maxBodyBytes,
@@ -198,12 +212,12 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
       try {
         await handler(event);
       } catch (error) {
-        if (dedupe) await dedupe.release(id).catch((releaseError: unknown) => tell(releaseError, { status: 500, event }));
+        if (dedupe) await quietly(() => dedupe.release(id), event, 500);
         tell(error, { status: 500, event });
         // The merchant's error stays in the logs: its message may hold anything.
         return answer(500, { error: 'The webhook handler failed; the service will retry.' });
       }
-      if (dedupe?.complete) await dedupe.complete(id).catch((completeError: unknown) => tell(completeError, { status: 200, event }));
+      if (dedupe?.complete) await quietly(() => dedupe.complete?.(id), event, 200);
       return answer(200, { received: true });
     },
   };

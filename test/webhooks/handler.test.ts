@@ -216,9 +216,18 @@ describe('webhookHandler', () => {
   it('acknowledges with 200 an event nobody handles (no retries for events the merchant does not want)', async () => {
     const succeeded = vi.fn();
     const { handle } = handler({ secret: SECRET, on: { 'payment.succeeded': succeeded } });
-    const body = eventBody({ type: 'payout.paid', data: {} });
-    expect((await handle(delivery(body))).status).toBe(200);
+    const response = await handle(delivery(eventBody({ type: 'payout.paid', data: {} })));
+    expect(response.status).toBe(200);
+    expect(await json(response)).toEqual({ received: true });
     expect(succeeded).not.toHaveBeenCalled();
+  });
+
+  it('looks up on[type] among own keys only: "constructor" or "toString" go to onEvent', async () => {
+    const onEvent = vi.fn();
+    const { handle } = handler({ secret: SECRET, on: { 'payment.succeeded': vi.fn() }, onEvent });
+    const types = ['constructor', 'toString', '__proto__', 'hasOwnProperty'];
+    for (const [i, type] of types.entries()) expect((await handle(delivery(eventBody({ id: `p${i}`, type, data: {} })))).status).toBe(200);
+    expect(onEvent.mock.calls.map(([event]) => (event as WebhookEvent).type)).toEqual(types);
   });
 
   it('reads the secret from PAYMENTS_WEBHOOK_SECRET at request time; without one it answers 500', async () => {
@@ -293,7 +302,9 @@ describe('webhookHandler', () => {
     const store = memoryDedupeStore();
     const failing: WebhookDedupeStore = {
       claim: (id) => store.claim(id),
-      release: () => Promise.reject(new Error('release failed')),
+      release: () => {
+        throw new Error('release failed');
+      },
       complete: () => Promise.reject(new Error('complete failed')),
     };
     const { handle: throwing, errors } = handler({ secret: SECRET, onEvent: () => Promise.reject(new Error('boom')), dedupe: failing });
