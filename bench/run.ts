@@ -265,46 +265,53 @@ async function benchPagination(origin: string) {
   const client = new PaymentsClient({ apiKey: API_KEY, baseUrl: origin });
   const first = `${origin}/api/v1/payments?per_page=100`;
 
-  /** `work`: what the merchant does per page (nothing, or 1 ms of awaited I/O such as a DB write). */
-  const walks = (work: boolean) => ({
-    raw: async () => {
-      let items = 0;
-      let url: string | null = first;
-      while (url) {
-        const response: Response = await fetch(url, { headers });
-        if (!response.ok) throw new Error(`status ${response.status}`);
-        const body = JSON.parse(await response.text()) as { data: unknown[]; links: { next: string | null } };
-        items += body.data.length;
-        if (work) await sleep(1);
-        url = body.links.next;
-      }
-      return items;
-    },
-    sdk: async () => {
-      let items = 0;
-      for await (const page of client.payments.list({ per_page: 100 }).pages()) {
-        items += page.data.length;
-        if (work) await sleep(1);
-      }
-      return items;
-    },
-    sdkItems: async () => {
-      let items = 0;
-      for await (const _payment of client.payments.list({ per_page: 100 })) {
-        items++;
-        if (work && items % 100 === 0) await sleep(1);
-      }
-      return items;
-    },
-    prefetch: async () => {
-      let items = 0;
-      for await (const page of prefetchingPages(client.payments.list({ per_page: 100 }))) {
-        items += page.data.length;
-        if (work) await sleep(1);
-      }
-      return items;
-    },
-  });
+  /**
+   * `work`: what the merchant does per page (nothing, or 1 ms of awaited I/O such as a DB write).
+   * `delayMs`: how late the server answers each page (0, or a simulated network round trip).
+   */
+  const walks = (work: boolean, delayMs = 0) => {
+    const sent = delayMs > 0 ? { ...headers, 'x-bench-delay-ms': String(delayMs) } : headers;
+    const options = delayMs > 0 ? { headers: { 'x-bench-delay-ms': String(delayMs) } } : {};
+    return {
+      raw: async () => {
+        let items = 0;
+        let url: string | null = first;
+        while (url) {
+          const response: Response = await fetch(url, { headers: sent });
+          if (!response.ok) throw new Error(`status ${response.status}`);
+          const body = JSON.parse(await response.text()) as { data: unknown[]; links: { next: string | null } };
+          items += body.data.length;
+          if (work) await sleep(1);
+          url = body.links.next;
+        }
+        return items;
+      },
+      sdk: async () => {
+        let items = 0;
+        for await (const page of client.payments.list({ per_page: 100 }, options).pages()) {
+          items += page.data.length;
+          if (work) await sleep(1);
+        }
+        return items;
+      },
+      sdkItems: async () => {
+        let items = 0;
+        for await (const _payment of client.payments.list({ per_page: 100 }, options)) {
+          items++;
+          if (work && items % 100 === 0) await sleep(1);
+        }
+        return items;
+      },
+      prefetch: async () => {
+        let items = 0;
+        for await (const page of prefetchingPages(client.payments.list({ per_page: 100 }, options))) {
+          items += page.data.length;
+          if (work) await sleep(1);
+        }
+        return items;
+      },
+    };
+  };
 
   const timedWalk = (walk: () => Promise<number>) => async (): Promise<Metrics> => {
     const cpu0 = process.cpuUsage();
@@ -348,6 +355,17 @@ async function benchPagination(origin: string) {
   printTable(`2a. Pagination: 100,000 payments, 1,000 pages of 100, consumer does nothing; ${rounds} rounds (+1 warm-up)`, rows);
   const rowsWork = Object.keys(timingWork).map((name) => timeRow(name, timingWork, timingWork.raw));
   printTable(`2b. Same walk, consumer awaits 1 ms of I/O per page (a DB write); ${busyRounds} rounds (+1 warm-up)`, rowsWork);
+  const far = walks(false, 2);
+  const timingFar = await interleave(
+    { raw: timedWalk(far.raw), sdk: timedWalk(far.sdk), prefetch: timedWalk(far.prefetch) },
+    busyRounds,
+    1,
+  );
+  const rowsFar = Object.keys(timingFar).map((name) => timeRow(name, timingFar, timingFar.raw));
+  printTable(
+    `2d. Same walk, consumer does nothing, the server answers each page 2 ms late (a network round trip); ${busyRounds} rounds (+1 warm-up)`,
+    rowsFar,
+  );
 
   // Memory: heapUsed after a full gc() every 100 pages (10,000 items).
   const heapWalk = async (name: 'raw' | 'sdk' | 'prefetch') => {
@@ -416,10 +434,17 @@ async function benchPagination(origin: string) {
     prefetchOverSdk: round(pairedRatio(series(timing.prefetch, 'ms'), series(timing.sdk, 'ms')), 3),
     withWork: {
       sdkOverRaw: round(pairedRatio(series(timingWork.sdk, 'ms'), series(timingWork.raw, 'ms')), 3),
+      prefetchOverRaw: round(pairedRatio(series(timingWork.prefetch, 'ms'), series(timingWork.raw, 'ms')), 3),
       prefetchOverSdk: round(pairedRatio(series(timingWork.prefetch, 'ms'), series(timingWork.sdk, 'ms')), 3),
     },
+    withLatency: {
+      sdkOverRaw: round(pairedRatio(series(timingFar.sdk, 'ms'), series(timingFar.raw, 'ms')), 3),
+      prefetchOverRaw: round(pairedRatio(series(timingFar.prefetch, 'ms'), series(timingFar.raw, 'ms')), 3),
+      prefetchOverSdk: round(pairedRatio(series(timingFar.prefetch, 'ms'), series(timingFar.sdk, 'ms')), 3),
+    },
     goals: { ratio: 1.0, heapMB: 30 },
-    samples: { timing, timingWork },
+    rowsFar,
+    samples: { timing, timingWork, timingFar },
   };
 }
 
@@ -623,7 +648,8 @@ const results: Record<string, unknown> = {
     .filter(Boolean),
 };
 say(
-  `payments-sdk benchmarks — ${results.node}, ${results.cpus}, load ${(results.loadavgAtStart as number[]).join(' ')}${QUICK ? ' (QUICK: fewer rounds)' : ''}`,
+  `payments-sdk benchmarks — ${results.date}, ${results.node}, ${results.cpus}, load ${(results.loadavgAtStart as number[]).join(' ')}, ` +
+    `commit ${results.commit}${(results.srcChangedSinceCommit as string[]).length ? ' + uncommitted src changes' : ''}${QUICK ? ' (QUICK: fewer rounds)' : ''}`,
 );
 
 const server = ONLY.has('overhead') || ONLY.has('pagination') ? await startServer() : undefined;
@@ -661,7 +687,12 @@ if (!QUICK && ['overhead', 'pagination', 'webhooks', 'import'].every((name) => O
   const to = text.indexOf(end);
   if (from >= 0 && to > from) {
     // The printed tables are Markdown already; notes become paragraphs.
-    const figures = `${begin}\n<!-- written by npm run bench (bench/run.ts); do not edit by hand -->\n\n${printed.join('\n').trim()}\n\n`;
+    // Indented notes (scripts/check-size.ts prints them under its table) become a list.
+    const body = printed
+      .join('\n')
+      .trim()
+      .replace(/^ {2}(?=\S)/gm, '- ');
+    const figures = `${begin}\n<!-- written by npm run bench (bench/run.ts); do not edit by hand -->\n\n${body}\n\n`;
     writeFileSync(doc, `${text.slice(0, from)}${figures}${text.slice(to)}`);
     process.stdout.write(`updated the figures in ${doc}\n`);
   }

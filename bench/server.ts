@@ -7,6 +7,7 @@
  *   GET /api/v1/payments?page=N           → list envelope, 100 per page,   (§2.7, §4.2)
  *                                           1,000 pages, absolute links
  *
+ * A request with `X-Bench-Delay-Ms: n` is answered n ms late (a network round trip, simulated).
  * Sends `{ port }` to the parent once listening. Exits when the parent disconnects.
  */
 import { createServer } from 'node:http';
@@ -50,8 +51,15 @@ const server = createServer((req, res) => {
     res.end('{"message":"Not Found"}');
     return;
   }
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-  res.end(body);
+  const answer = body;
+  const send = () => {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length });
+    res.end(answer);
+  };
+  // `X-Bench-Delay-Ms`: answer after that long, as a service across a network would.
+  const delay = Number(req.headers['x-bench-delay-ms'] ?? 0);
+  if (delay > 0) setTimeout(send, delay);
+  else send();
 });
 // Keep-alive longer than any pause between rounds, so every client reuses its connections.
 server.keepAliveTimeout = 120_000;
