@@ -31,6 +31,7 @@ export class APIPromise<T> extends Promise<T> {
   }
 
   // Derived promises (`then`, `catch`) are plain Promises, not APIPromises.
+  /** Derived promises are plain `Promise`s: `then`/`catch` on an APIPromise return a `Promise`. */
   static override get [Symbol.species]() {
     return Promise;
   }

@@ -5,9 +5,13 @@ export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
 
 /** Anything with console-like methods: `console`, pino, winston... */
 export interface Logger {
+  /** A request failed for good (after its retries). */
   error(message: string, ...rest: unknown[]): void;
+  /** A request failed: the SDK's error class and message. */
   warn(message: string, ...rest: unknown[]): void;
+  /** A retry, with its attempt number and cause. */
   info(message: string, ...rest: unknown[]): void;
+  /** Each request and answer, with `Authorization` redacted. */
   debug(message: string, ...rest: unknown[]): void;
 }
 

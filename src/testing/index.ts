@@ -18,6 +18,7 @@
 export type { DeliverOptions, WebhookDelivery, WebhookDeliveryHeaders, WebhookTarget } from './delivery.js';
 export {
   IDEMPOTENCY_TTL_MS,
+  type KeyMode,
   LINK_UNAVAILABLE,
   MOCK_PAYMENT_LINK_STATUSES,
   MOCK_PAYOUT_STATUSES,
@@ -38,6 +39,7 @@ export {
   type PaySessionOptions,
 } from './mock-service.js';
 export type { MswModule } from './msw.js';
+export type { FieldErrors } from './validation.js';
 export type { ListenOptions, MockHttpServer } from './node-server.js';
 export {
   DEFAULT_COUNTRIES,

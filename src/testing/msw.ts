@@ -21,6 +21,7 @@ import { MockServiceError } from './errors.js';
 /** The part of the `msw` module the kit uses: `http`. Pass `await import('msw')`. */
 export interface MswModule {
   http: {
+    /** msw's `http.all`: a handler for every method, with a predicate on the request. */
     all: (predicate: (args: { request: Request }) => boolean, resolver: (info: { request: Request }) => Promise<Response>) => HttpHandler;
   };
 }

@@ -112,17 +112,24 @@ export interface NodeRedisSetOptions {
 
 /** The part of a node-redis (v4–v6) client, or cluster, that {@link redisDedupeStore} uses. */
 export interface NodeRedisLikeClient {
+  /** `SET key value` with node-redis options (`NX`, `PX`). */
   set(key: string, value: string, options: NodeRedisSetOptions): Promise<unknown>;
+  /** `GET key`. */
   get(key: string): Promise<unknown>;
+  /** `DEL key`. */
   del(key: string): Promise<unknown>;
   sendCommand: unknown;
 }
 
 /** The part of an ioredis (v5–v6) client, or cluster, that {@link redisDedupeStore} uses. */
 export interface IORedisLikeClient {
+  /** `SET key value PX ms NX`: set only when absent, with an expiry. */
   set(key: string, value: string, px: 'PX', milliseconds: number, nx: 'NX'): Promise<unknown>;
+  /** `SET key value PX ms`: overwrite, with an expiry. */
   set(key: string, value: string, px: 'PX', milliseconds: number): Promise<unknown>;
+  /** `GET key`. */
   get(key: string): Promise<unknown>;
+  /** `DEL key`. */
   del(key: string): Promise<unknown>;
   call: unknown;
 }

@@ -21,6 +21,7 @@ export interface NodeWebhookRequest {
   rawBody?: unknown;
   /** `true` once the body stream was read to its end (by a body parser, say). */
   readableEnded?: boolean;
+  /** Subscribes to the request stream (`data`, `end`, `error`), to read the raw body. */
   on(event: string, listener: (...args: never[]) => void): unknown;
 }
 
@@ -28,7 +29,9 @@ export interface NodeWebhookRequest {
 export interface NodeWebhookResponse {
   statusCode: number;
   headersSent?: boolean;
+  /** Sets a response header. */
   setHeader(name: string, value: string): unknown;
+  /** Sends the body and ends the response. */
   end(chunk?: string): unknown;
 }
 
