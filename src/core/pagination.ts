@@ -70,23 +70,7 @@ export interface ToArrayOptions {
 export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable<T> {
   /** Iterates over every page, starting with the first, until `links.next` is `null`. */
   async *pages(): AsyncGenerator<Page<T>, void, undefined> {
-    let page: Page<T> = await this;
-    // A link already visited in this walk would loop forever (API.md "Pagination").
-    const visited = new Set<string>();
-    yield page;
-    while (page.hasNextPage()) {
-      const next = page.links.next as string;
-      const key = requestKey(next);
-      if (visited.has(key)) {
-        throw new PaymentsError(
-          `Pagination stopped: links.next (${next}) was already visited in this walk; the service is returning a loop.`,
-        );
-      }
-      visited.add(key);
-      // Only the current page is held: the previous one is dropped here, so memory stays flat.
-      page = await page.getNextPage();
-      yield page;
-    }
+    for await (const { data } of walkPages(this)) yield data;
   }
 
   /** Iterates over every item of every page. `break` stops it without fetching another page. */
@@ -117,6 +101,28 @@ export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable
  * `http://a/api/v1/payments?page=2` and `https://b/api/v1/payments?page=2` are the same request,
  * since the origin is never used (API.md "Pagination").
  */
+/**
+ * The one page walk: every page from `first` on, each with its response, until `links.next` is
+ * `null`. A link already visited in this walk would loop forever, so it stops the walk with a
+ * {@link PaymentsError} (API.md "Pagination"). Only the current page is held: memory stays flat.
+ * @internal Used by {@link PagePromise.pages} and by helpers that need each page's response.
+ */
+export async function* walkPages<T>(first: APIPromise<Page<T>>): AsyncGenerator<WithResponse<Page<T>>, void, undefined> {
+  let current = await first.withResponse();
+  const visited = new Set<string>();
+  yield current;
+  while (current.data.hasNextPage()) {
+    const next = current.data.links.next as string;
+    const key = requestKey(next);
+    if (visited.has(key)) {
+      throw new PaymentsError(`Pagination stopped: links.next (${next}) was already visited in this walk; the service is returning a loop.`);
+    }
+    visited.add(key);
+    current = await current.data.getNextPage().withResponse();
+    yield current;
+  }
+}
+
 function requestKey(link: string): string {
   const url = parseLink(link);
   return url ? `${url.pathname}${url.search}` : link;

@@ -97,6 +97,9 @@ function bufferingFetch(inner: typeof fetch): typeof fetch {
       statusText: received.statusText,
       headers: received.headers,
     });
+    // A constructed Response has an empty `url` and `redirected` false; keep the received ones so
+    // `.withResponse().response` tells where the answer came from.
+    Object.defineProperties(response, { url: { value: received.url }, redirected: { value: received.redirected } });
     if (!received.ok) errorTexts.set(response, text);
     if (received.ok && !noBody) {
       try {

@@ -1,6 +1,6 @@
-import type { APIPromise } from '../core/api-promise.js';
+import { APIPromise, type WithResponse } from '../core/api-promise.js';
 import type { PaymentsClient, RequestOptions } from '../core/client.js';
-import type { PagePromise } from '../core/pagination.js';
+import { type PagePromise, walkPages } from '../core/pagination.js';
 import {
   type CheckoutSession,
   type CheckoutSessionCreateParams,
@@ -52,14 +52,22 @@ export class CheckoutSessions {
    * is the one in `GET /api/v1/payments` whose `checkout_session` is `reference` (service-api.md §2.2).
    * The walk starts at the session's creation date so it reads few pages.
    */
-  async findPayment(reference: string, options?: RequestOptions): Promise<Payment | null> {
+  findPayment(reference: string, options?: RequestOptions): APIPromise<Payment | null> {
+    return new APIPromise(this.#findPayment(reference, options));
+  }
+
+  // `.withResponse()` gives the response of the page where the payment was found, or of the last page read.
+  async #findPayment(reference: string, options?: RequestOptions): Promise<WithResponse<Payment | null>> {
     const session = await this.retrieve(reference, options);
     const created = Date.parse(session.created_at);
     // One day of margin: the service may read `from` in its own time zone, not UTC.
     const from = Number.isNaN(created) ? undefined : new Date(created - DAY_MS);
-    for await (const payment of this.#client.payments.list({ from, per_page: 100 }, options)) {
-      if (payment.checkout_session === reference) return payment;
+    let response: Response | undefined;
+    for await (const page of walkPages(this.#client.payments.list({ from, per_page: 100 }, options))) {
+      response = page.response;
+      const found = page.data.data.find((payment) => payment.checkout_session === reference);
+      if (found) return { data: found, response, replayed: false };
     }
-    return null;
+    return { data: null, response: response as Response, replayed: false };
   }
 }

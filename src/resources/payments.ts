@@ -1,4 +1,4 @@
-import type { APIPromise } from '../core/api-promise.js';
+import { APIPromise, type WithResponse } from '../core/api-promise.js';
 import type { PaymentsClient, RequestOptions } from '../core/client.js';
 import { APITimeoutError, APIUserAbortError, InvalidParamsError, type ValidationIssue } from '../core/errors.js';
 import type { PagePromise } from '../core/pagination.js';
@@ -66,8 +66,13 @@ export class Payments {
    * returns the payment. The wait between polls starts at `interval` and grows ×1.5 up to 15 s.
    * Throws {@link APITimeoutError} when `timeout` runs out (an unanswered poll is cut off then too),
    * and `APIUserAbortError` when `signal` aborts. Prefer webhooks in production; this suits scripts and tests.
+   * Like every call it returns an {@link APIPromise}: `.withResponse()` gives the last poll's response.
    */
-  async waitForCompletion(uuid: string, options: WaitForCompletionOptions = {}): Promise<Payment> {
+  waitForCompletion(uuid: string, options: WaitForCompletionOptions = {}): APIPromise<Payment> {
+    return new APIPromise(this.#waitForCompletion(uuid, options));
+  }
+
+  async #waitForCompletion(uuid: string, options: WaitForCompletionOptions): Promise<WithResponse<Payment>> {
     const timeout = options.timeout ?? 300_000;
     let interval = options.interval ?? 2_000;
     const bad: ValidationIssue[] = [];
@@ -93,8 +98,9 @@ export class Payments {
     let lastStatus: string | undefined;
     try {
       for (;;) {
-        const payment = await this.retrieve(uuid, { signal: controller.signal });
-        if (!UNSETTLED.has(payment.status)) return payment;
+        const polled = await this.retrieve(uuid, { signal: controller.signal }).withResponse();
+        const payment = polled.data;
+        if (!UNSETTLED.has(payment.status)) return polled;
         lastStatus = payment.status;
         await sleep(interval, controller.signal);
         interval = Math.min(interval * 1.5, MAX_INTERVAL_MS);

@@ -100,7 +100,13 @@ export class MockService {
   constructor(options: MockServiceOptions = {}) {
     this.baseUrl = normalizeBaseUrl(options.baseUrl ?? 'https://mock.payments.test');
     this.#engine = new Engine(this.baseUrl, options);
-    this.fetch = async (input, init) => this.#answer(new Request(input, init));
+    this.fetch = async (input, init) => {
+      const request = new Request(input, init);
+      const response = await this.#answer(request);
+      // A real fetch's Response knows its URL (a constructed one has ''): code under test may read it.
+      if (response.url === '') Object.defineProperty(response, 'url', { value: request.url });
+      return response;
+    };
   }
 
   /**

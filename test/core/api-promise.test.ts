@@ -25,6 +25,15 @@ function answerPayment(status = 200) {
 }
 
 describe('APIPromise', () => {
+  it('withResponse() gives the response as received: its url and status, body already read', async () => {
+    answerPayment();
+    const { data, response } = await makeClient().payments.retrieve('p-1').withResponse();
+    expect(data.uuid).toBe(payment().uuid);
+    expect(response.url).toBe(`${API_URL}/payments/p-1`);
+    expect(response.status).toBe(200);
+    expect(response.redirected).toBe(false);
+  });
+
   it('is a Promise and an APIPromise; then/catch/finally give plain Promises of the data', async () => {
     answerPayment();
     const promise = makeClient().payments.retrieve('p-1');
