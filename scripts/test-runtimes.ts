@@ -297,8 +297,8 @@ async function runEdge(): Promise<Outcome> {
 }
 
 /**
- * Cloudflare's workerd through Miniflare, when `miniflare` is installed (it is optional: not a
- * devDependency yet). Without it the row says "skipped" in the table: never silently.
+ * Cloudflare's workerd through Miniflare (a devDependency, whose `workerd` package ships the binary).
+ * Missing, it is a failure: an install problem must not turn a tested runtime into an untested one.
  */
 async function runWorkerd(): Promise<Outcome> {
   const runtime = 'Cloudflare workerd';
@@ -307,7 +307,7 @@ async function runWorkerd(): Promise<Outcome> {
   try {
     miniflarePath = require.resolve('miniflare');
   } catch {
-    return { runtime, version: 'not installed', ok: true, skipped: true, detail: 'npm install -D miniflare to run it' };
+    return { runtime, version: 'not installed', ok: false, detail: 'miniflare is a devDependency: run npm install' };
   }
   const versionAt = (from: string, name: string) => {
     try {
