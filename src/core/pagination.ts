@@ -115,7 +115,9 @@ export async function* walkPages<T>(first: APIPromise<Page<T>>): AsyncGenerator<
     const next = current.data.links.next as string;
     const key = requestKey(next);
     if (visited.has(key)) {
-      throw new PaymentsError(`Pagination stopped: links.next (${next}) was already visited in this walk; the service is returning a loop.`);
+      throw new PaymentsError(
+        `Pagination stopped: links.next (${next}) was already visited in this walk; the service is returning a loop.`,
+      );
     }
     visited.add(key);
     current = await current.data.getNextPage().withResponse();

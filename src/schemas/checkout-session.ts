@@ -1,5 +1,17 @@
 import * as z from 'zod/mini';
-import { boundedString, currencyCode, email, httpUrl, type ListParamsBase, listParamsShape, minorUnits, type OpenEnum, openEnum, positiveMinorUnits, statusFilter } from './shared.js';
+import {
+  boundedString,
+  currencyCode,
+  email,
+  httpUrl,
+  type ListParamsBase,
+  listParamsShape,
+  minorUnits,
+  type OpenEnum,
+  openEnum,
+  positiveMinorUnits,
+  statusFilter,
+} from './shared.js';
 
 /** Known checkout-session states (service-api.md §3.2). Note the spelling `cancelled`, with two l's. */
 export const CHECKOUT_SESSION_STATUSES = ['created', 'pending_payment', 'completed', 'expired', 'cancelled'] as const;

@@ -1,5 +1,18 @@
 import * as z from 'zod/mini';
-import { boundedString, countryCode, currencyCode, email, type ListParamsBase, listParamsShape, minorUnits, type OpenEnum, openEnum, phoneNumber, positiveMinorUnits, statusFilter } from './shared.js';
+import {
+  boundedString,
+  countryCode,
+  currencyCode,
+  email,
+  type ListParamsBase,
+  listParamsShape,
+  minorUnits,
+  type OpenEnum,
+  openEnum,
+  phoneNumber,
+  positiveMinorUnits,
+  statusFilter,
+} from './shared.js';
 
 /** Known payment states (service-api.md §3.1). Note the spelling `canceled`, with one l. */
 export const PAYMENT_STATUSES = ['pending', 'processing', 'succeeded', 'failed', 'canceled', 'expired', 'refunded', 'disputed'] as const;

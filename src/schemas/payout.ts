@@ -1,5 +1,14 @@
 import * as z from 'zod/mini';
-import { countryCode, currencyCode, type ListParamsBase, listParamsShape, minorUnits, type OpenEnum, phoneNumber, positiveMinorUnits } from './shared.js';
+import {
+  countryCode,
+  currencyCode,
+  type ListParamsBase,
+  listParamsShape,
+  minorUnits,
+  type OpenEnum,
+  phoneNumber,
+  positiveMinorUnits,
+} from './shared.js';
 
 /** Where a payout goes (service-api.md §2.3). Only the mobile-money shape is documented. */
 export interface PayoutDestination {

@@ -39,7 +39,6 @@ export {
   type PaySessionOptions,
 } from './mock-service.js';
 export type { MswModule } from './msw.js';
-export type { FieldErrors } from './validation.js';
 export type { ListenOptions, MockHttpServer } from './node-server.js';
 export {
   DEFAULT_COUNTRIES,
@@ -58,3 +57,4 @@ export {
   type MockSeed,
   type MockServiceOptions,
 } from './options.js';
+export type { FieldErrors } from './validation.js';

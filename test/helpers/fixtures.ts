@@ -48,7 +48,10 @@ export function checkoutSession(overrides: Partial<CheckoutSession> = {}): Check
 }
 
 /** A list envelope with absolute links, as Laravel writes them (service-api.md §2.7). */
-export function envelope<T>(data: T[], opts: { page?: number; lastPage?: number; perPage?: number; total?: number; origin?: string; path?: string } = {}) {
+export function envelope<T>(
+  data: T[],
+  opts: { page?: number; lastPage?: number; perPage?: number; total?: number; origin?: string; path?: string } = {},
+) {
   const page = opts.page ?? 1;
   const lastPage = opts.lastPage ?? 1;
   const origin = opts.origin ?? 'http://127.0.0.1:4010';
