@@ -25,25 +25,10 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const [mode = 'overhead', countText] = process.argv.slice(2);
 const count = Number(countText ?? 5_000);
 const API_KEY = 'sk_test_bench_0123456789abcdef';
-const UUID = '9b2f8a1e-3c4d-4e5f-8a9b-000000000001';
-const STUB_BODY = JSON.stringify({
-  data: {
-    uuid: UUID,
-    checkout_session: null,
-    gross_amount: 5000,
-    psp_fee_amount: 75,
-    platform_fee_amount: 25,
-    net_amount_to_merchant: 4900,
-    currency: 'XOF',
-    payment_method: 'mobile_money',
-    mobile_money_country: 'SEN',
-    mobile_money_provider: 'orange',
-    psp_reference: '1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9',
-    status: 'succeeded',
-    failure_reason: null,
-    created_at: '2026-11-20T10:15:00+00:00',
-  },
-});
+const { UUID, benchPayment, webhookEventBody } = (await import(
+  new URL('./fixtures.ts', import.meta.url).href
+)) as typeof import('./fixtures.js');
+const STUB_BODY = JSON.stringify({ data: benchPayment(1) });
 
 interface ProfileNode {
   id: number;
@@ -151,9 +136,8 @@ if (process.env.PROFILE_CHILD === '1') {
   } else if (mode === 'webhook-1k' || mode === 'webhook-64k') {
     const { signWebhookPayload, verifyWebhook } = await import('payments-sdk/webhooks');
     const secret = 'whsec_bench_0123456789abcdef0123456789abcdef';
-    // As bench/run.ts: a payment.succeeded delivery padded to 1 KB by an unknown field.
-    const data = { ...(JSON.parse(STUB_BODY) as { data: Record<string, unknown> }).data, x_padding: 'x'.repeat(mode === 'webhook-1k' ? 560 : 65_072) };
-    const payload = JSON.stringify({ id: 'evt_01JD3Z8Q4X5Y6Z7A8B9C0D1E2F', type: 'payment.succeeded', data });
+    // As bench/run.ts: a payment.succeeded delivery padded by an unknown field.
+    const payload = webhookEventBody(mode === 'webhook-1k' ? 1024 : 65_536);
     const signature = await signWebhookPayload(payload, secret);
     const headers = { 'x-service-signature': signature, 'x-service-event': 'payment.succeeded' };
     one = () => verifyWebhook({ payload, headers, secret });

@@ -28,7 +28,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.env.BENCH_QUICK === '1';
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'overhead,pagination,webhooks,import').split(',').map((s) => s.trim()));
 const API_KEY = 'sk_test_bench_0123456789abcdef';
-const UUID = '9b2f8a1e-3c4d-4e5f-8a9b-000000000001';
+const { UUID, webhookEventBody: eventBody } = (await import(
+  new URL('./fixtures.ts', import.meta.url).href
+)) as typeof import('./fixtures.js');
 
 const exposedGc = (globalThis as { gc?: () => void }).gc;
 if (!exposedGc) throw new Error('Run with --expose-gc (npm run bench does).');
@@ -450,34 +452,6 @@ async function benchPagination(origin: string) {
 
 // ---------------------------------------------------------------------------------------------
 // 3. Webhook verification
-
-/** A `payment.succeeded` delivery body of about `bytes` bytes (an unknown field pads it). */
-function eventBody(bytes: number): string {
-  const event = {
-    id: 'evt_01JD3Z8Q4X5Y6Z7A8B9C0D1E2F',
-    type: 'payment.succeeded',
-    data: {
-      uuid: UUID,
-      checkout_session: null,
-      gross_amount: 5000,
-      psp_fee_amount: 75,
-      platform_fee_amount: 25,
-      net_amount_to_merchant: 4900,
-      currency: 'XOF',
-      payment_method: 'mobile_money',
-      mobile_money_country: 'SEN',
-      mobile_money_provider: 'orange',
-      psp_reference: '1f2e3d4c-5b6a-4978-8695-a4b3c2d1e0f9',
-      status: 'succeeded',
-      failure_reason: null,
-      created_at: '2026-11-20T10:15:00+00:00',
-      x_padding: '',
-    },
-  };
-  const bare = JSON.stringify(event).length;
-  event.data.x_padding = 'x'.repeat(Math.max(0, bytes - bare));
-  return JSON.stringify(event);
-}
 
 async function benchWebhooks() {
   const secret = 'whsec_bench_0123456789abcdef0123456789abcdef';

@@ -16,27 +16,7 @@ import type { AddressInfo } from 'node:net';
 export const PAGES = 1_000;
 export const PER_PAGE = 100;
 
-/** A payment as the service shows it (service-api.md §2.1); `n` makes each one distinct. */
-function payment(n: number) {
-  const hex = n.toString(16).padStart(12, '0');
-  const gross = 1_000 + (n % 9_000);
-  return {
-    uuid: `9b2f8a1e-3c4d-4e5f-8a9b-${hex}`,
-    checkout_session: n % 3 === 0 ? `01JD3Z8Q4X5Y6Z7A8B9C${hex.slice(-6)}` : null,
-    gross_amount: gross,
-    psp_fee_amount: Math.floor(gross * 0.015),
-    platform_fee_amount: Math.floor(gross * 0.005),
-    net_amount_to_merchant: gross - Math.floor(gross * 0.015) - Math.floor(gross * 0.005),
-    currency: 'XOF',
-    payment_method: 'mobile_money',
-    mobile_money_country: 'SEN',
-    mobile_money_provider: 'orange',
-    psp_reference: `1f2e3d4c-5b6a-4978-8695-${hex}`,
-    status: n % 5 === 0 ? 'failed' : 'succeeded',
-    failure_reason: n % 5 === 0 ? 'insufficient_funds' : null,
-    created_at: '2026-11-20T10:15:00+00:00',
-  };
-}
+const { benchPayment: payment } = (await import(new URL('./fixtures.ts', import.meta.url).href)) as typeof import('./fixtures.js');
 
 const server = createServer((req, res) => {
   const url = req.url ?? '';
