@@ -322,7 +322,11 @@ export function normalizeBaseUrl(raw: string): string {
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new PaymentsError(`baseUrl must be an absolute http(s) URL such as "https://pay.example.com", got ${JSON.stringify(raw)}.`);
+    // The value is not quoted: when apiKey and baseUrl are swapped by mistake, it is the key.
+    const swapped = raw.includes('://') ? '' : ' Are apiKey and baseUrl swapped?';
+    throw new PaymentsError(
+      `baseUrl must be an absolute http(s) URL such as "https://pay.example.com"; the value given (${raw.length} characters, not shown) is not one.${swapped}`,
+    );
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new PaymentsError(`baseUrl must use http or https, got ${JSON.stringify(url.protocol)}.`);

@@ -230,10 +230,25 @@ function fieldErrorsFromBody(body: unknown): Record<string, string[]> | undefine
   if (!isRecord(body) || !isRecord(body.errors)) return undefined;
   const out: Record<string, string[]> = {};
   for (const [field, messages] of Object.entries(body.errors)) {
-    if (Array.isArray(messages)) out[field] = messages.map(String);
-    else if (messages != null) out[field] = [String(messages)];
+    // A `__proto__` key would replace the prototype of `out` instead of naming a field.
+    if (field === '__proto__') continue;
+    if (Array.isArray(messages)) out[field] = messages.map(safeString);
+    else if (messages != null) out[field] = [safeString(messages)];
   }
   return out;
+}
+
+/**
+ * `String(value)` that never throws: a body member such as `{"toString": 0}` or a null-prototype
+ * object makes `String()` throw a TypeError, which must not replace the SDK's own error.
+ */
+export function safeString(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
 }
 
 /** `true` for a plain object (not an array, not null). */

@@ -3,7 +3,7 @@
  * one place that configures it (API.md "Idempotency and retries") and turns whatever ky or fetch
  * throws into the SDK's errors.
  */
-import ky, { isHTTPError, isNetworkError, isTimeoutError, type KyInstance } from 'ky';
+import ky, { HTTPError, isNetworkError, isTimeoutError, type KyInstance } from 'ky';
 import {
   APIConnectionError,
   type APIError,
@@ -12,6 +12,7 @@ import {
   makeAPIError,
   PaymentsError,
   ResponseValidationError,
+  safeString,
 } from '../core/errors.js';
 import type { Logger } from './logger.js';
 import { redactHeaders, redactSecrets } from './logger.js';
@@ -90,12 +91,16 @@ const errorTexts = new WeakMap<Response, string>();
 function bufferingFetch(inner: typeof fetch): typeof fetch {
   return async (input, init) => {
     const received = await inner(input, init);
-    const text = await received.text();
+    // A service or proxy that echoes the request ("Invalid key: Bearer sk_…", a header, a 2xx page)
+    // must not put the key into anything the SDK hands back (API.md "Client": never in an error).
+    // Redacting here, once, covers every status, the body text and the header values.
+    const secrets = credentialsOf(input instanceof Request ? input.headers : new Headers(init?.headers));
+    const text = redactSecrets(await received.text(), secrets);
     const noBody = text === '' || received.status === 204 || received.status === 205 || received.status === 304;
     const response = new Response(noBody ? null : text, {
       status: received.status,
       statusText: received.statusText,
-      headers: received.headers,
+      headers: redactHeaderValues(received.headers, secrets),
     });
     // A constructed Response has an empty `url` and `redirected` false; keep the received ones so
     // `.withResponse().response` tells where the answer came from.
@@ -178,11 +183,12 @@ export function toSDKError(
   req: Pick<TransportRequest, 'timeout' | 'signal' | 'method' | 'url'> & { headers?: Headers },
 ): PaymentsError {
   if (error instanceof PaymentsError) return error;
-  if (isHTTPError(error)) {
+  // `instanceof`, not ky's `isHTTPError` (a match by name): another library's error named
+  // 'HTTPError', thrown by a custom fetch, has no `response`.
+  if (error instanceof HTTPError) {
     const data: unknown = error.data;
-    const raw = errorTexts.get(error.response) ?? (data === undefined ? '' : typeof data === 'string' ? data : JSON.stringify(data));
-    // A service or proxy that echoes the request ("Invalid key: Bearer sk_…") must not put the key
-    // into the error's message or body (API.md "Client": never in an error).
+    // Already redacted by bufferingFetch; redacted again only for answers that did not go through it.
+    const raw = errorTexts.get(error.response) ?? (data === undefined ? '' : typeof data === 'string' ? data : safeString(data));
     const text = redactSecrets(raw, credentialsOf(req.headers));
     return makeAPIError({
       status: error.response.status,
@@ -205,8 +211,20 @@ export function toSDKError(
   if (error instanceof MalformedBodyError) {
     return new ResponseValidationError([{ path: [], message: 'the body is not valid JSON' }], error.text);
   }
-  const message = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  const message = error instanceof Error ? `${error.name}: ${error.message}` : safeString(error);
   return new APIConnectionError(`Request ${req.method} ${req.url} failed: ${message}`, { cause: error });
+}
+
+/** Headers with every value that holds a secret redacted; the same object when none does. */
+function redactHeaderValues(headers: Headers, secrets: readonly string[]): Headers {
+  let leaks = false;
+  headers.forEach((value) => {
+    if (!leaks && secrets.some((secret) => secret.length >= 4 && value.includes(secret))) leaks = true;
+  });
+  if (!leaks) return headers;
+  const out = new Headers();
+  headers.forEach((value, name) => out.append(name, redactSecrets(value, secrets)));
+  return out;
 }
 
 /** The secrets a request carries: the bearer token of its Authorization header. */
@@ -236,7 +254,7 @@ function describeCause(cause: unknown): string {
 }
 
 function describeKyError(error: unknown): string {
-  if (isHTTPError(error)) return `status ${error.response.status}`;
+  if (error instanceof HTTPError) return `status ${error.response.status}`;
   if (isTimeoutError(error)) return 'a timeout';
   if (error instanceof MalformedBodyError) return 'a malformed body';
   return 'a connection error';

@@ -316,32 +316,26 @@ const ECHO_CASES: Case[] = [
     expected: 'InternalServerError',
     make: (logger) => rejection(() => client(logger).payments.create(charge, on('echo-html:500'))),
   },
-];
 
-/**
- * Leaks this suite found in src/ (reported to the lead with file:line; src/ is not ours to edit).
- * Each fails today; once fixed, `it.fails` fails too: move the case into ECHO_CASES.
- */
-const KNOWN_LEAKS: Case[] = [
-  // http.ts toSDKError redacts the body but passes `error.response.headers` untouched to APIError.headers.
+  // Found by this suite, fixed in http.ts bufferingFetch (redacts header values once, for every status).
   {
     label: 'echoed in 401 response headers (APIError.headers)',
     expected: 'AuthenticationError',
     make: (logger) => rejection(() => client(logger).payments.retrieve('p-1', on('echo-header:401'))),
   },
-  // client.ts unwrapData → checkResponse keeps the unredacted 2xx body in ResponseValidationError.body.
+  // Found by this suite, fixed in bufferingFetch: the 2xx body text is redacted before it is parsed.
   {
     label: 'echoed in a 2xx field of the wrong type (ResponseValidationError.body)',
     expected: 'ResponseValidationError',
     make: (logger) => rejection(() => client(logger).payments.retrieve('p-1', on('echo-2xx-shape'))),
   },
-  // http.ts bufferingFetch → MalformedBodyError(text) → ResponseValidationError.body, unredacted.
+  // Found by this suite, fixed in bufferingFetch (MalformedBodyError keeps the redacted text).
   {
     label: 'echoed in a 2xx that is not JSON (ResponseValidationError.body)',
     expected: 'ResponseValidationError',
     make: (logger) => rejection(() => client(logger).payments.retrieve('p-1', on('echo-2xx-html'))),
   },
-  // client.ts normalizeBaseUrl quotes the raw value: a key given as baseUrl lands in the message.
+  // Found by this suite, fixed in client.ts normalizeBaseUrl: the raw value is not quoted.
   {
     label: 'apiKey and baseUrl swapped by mistake (PaymentsError.message)',
     expected: 'PaymentsError',
@@ -406,16 +400,6 @@ describe('secret hygiene across every error class (debug logging on)', () => {
 
 describe('secret hygiene when the service echoes the key back', () => {
   it.each(ECHO_CASES)('$label → $expected', async ({ expected, make }) => {
-    const { lines, logger } = capturingLogger();
-    const error = await make(logger);
-    expect((error as Error).name, (error as Error).message).toBe(expected);
-    expectClean(error, expected);
-    expectClean(lines, 'the log');
-  });
-});
-
-describe('known leaks (reported; each `it.fails` turns red once fixed: then move it to ECHO_CASES)', () => {
-  it.fails.each(KNOWN_LEAKS)('$label → $expected', async ({ expected, make }) => {
     const { lines, logger } = capturingLogger();
     const error = await make(logger);
     expect((error as Error).name, (error as Error).message).toBe(expected);
