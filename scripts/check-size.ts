@@ -47,11 +47,12 @@ const cases: Case[] = [
   {
     label: "{ PaymentsClient } from 'payments-sdk'",
     code: "export { PaymentsClient } from 'payments-sdk';",
-    // Issue 6 asks ≤ 25 KB; measured 28.35 KB: ky ≈ 8.3 KB + zod/mini ≈ 9 KB + the SDK ≈ 11 KB, of which the
+    // Issue 6 asks ≤ 25 KB; measured 29.42 KB: ky ≈ 8.3 KB + zod/mini ≈ 9 KB + the SDK ≈ 12 KB, of which the
     // webhook verifier behind client.webhooks.verify ≈ 3.2 KB. A lazy import() does not move it out:
-    // `payments-sdk` re-exports the webhooks entry, so bundlers reach its file statically. The ceiling
-    // catches regressions; the target is reported as missed until the structure changes.
-    budget: 28_500,
+    // `payments-sdk` re-exports the webhooks entry, so bundlers reach its file statically. (28.35 KB
+    // before the secret-redaction fixes and ky's lazy load, which brought cold import under 80 ms.)
+    // The ceiling catches regressions; the target is reported as missed until the structure changes.
+    budget: 30_000,
     target: 25_000,
     platform: 'browser',
     kyAbsent: false,

@@ -3,7 +3,7 @@
  * one place that configures it (API.md "Idempotency and retries") and turns whatever ky or fetch
  * throws into the SDK's errors.
  */
-import ky, { HTTPError, isNetworkError, isTimeoutError, type KyInstance } from 'ky';
+import type { HTTPError, KyInstance } from 'ky';
 import {
   APIConnectionError,
   type APIError,
@@ -117,51 +117,72 @@ function bufferingFetch(inner: typeof fetch): typeof fetch {
   };
 }
 
-/** Builds the ky instance shared by every call of a client. */
+// ky is loaded on the first request, not with the SDK: its import runs a feature test that starts
+// Node's fetch machinery (undici), 30–45 ms of a cold start (BENCHMARKS.md, "cold import"). The
+// first request pays it, exactly as a plain `fetch` would.
+let kyModule: Promise<typeof import('./ky.js')> | undefined;
+function loadKy(): Promise<typeof import('./ky.js')> {
+  kyModule ??= import('./ky.js');
+  return kyModule;
+}
+
+/** Builds the transport of a client: one ky instance per retry limit, made on first use. */
 export function createTransport(config: TransportConfig) {
   const backoff = config.backoff ?? {};
   const logger = config.logger;
   // Resolved per call, not captured: tests and merchants may swap globalThis.fetch after construction.
   const fetchImpl: typeof fetch = config.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  // Cached per retry limit: passing `retry` on each call made ky merge and normalise it every time.
+  const instances = new Map<number, Promise<KyInstance>>();
+  const instanceFor = (limit: number): Promise<KyInstance> => {
+    let instance = instances.get(limit);
+    if (!instance) {
+      instance = loadKy().then(({ ky }) => createKy(ky, limit));
+      instances.set(limit, instance);
+    }
+    return instance;
+  };
 
-  const instance: KyInstance = ky.create({
-    fetch: bufferingFetch(fetchImpl),
-    throwHttpErrors: true,
-    retry: {
-      methods: ['get', 'post'],
-      statusCodes: [...RETRY_STATUSES],
-      // Honour Retry-After on every retried status, not only ky's default 413/429/503.
-      afterStatusCodes: [...RETRY_STATUSES],
-      maxRetryAfter: MAX_RETRY_AFTER_MS,
-      // The whole backoff (exponential + jitter) is ours; ky's own jitter stays off. A Retry-After
-      // bypasses this function: ky waits exactly what the service asked, up to maxRetryAfter.
-      delay: (attempt) => backoffDelay(attempt, backoff),
-      retryOnTimeout: true,
-      // A cut or garbled 2xx body is retried like a reset; ky leaves every other error to its defaults.
-      shouldRetry: ({ error }) => (error instanceof MalformedBodyError ? true : undefined),
-    },
-    hooks: logger
-      ? {
-          beforeRetry: [
-            ({ request, error, retryCount }) => {
-              logger.info(`payments-sdk: retry ${retryCount} of ${request.method} ${request.url} after ${describeKyError(error)}`);
-            },
-          ],
-        }
-      : {},
-  });
+  const createKy = (ky: KyInstance, limit: number): KyInstance =>
+    ky.create({
+      fetch: bufferingFetch(fetchImpl),
+      throwHttpErrors: true,
+      retry: {
+        limit,
+        methods: ['get', 'post'],
+        statusCodes: [...RETRY_STATUSES],
+        // Honour Retry-After on every retried status, not only ky's default 413/429/503.
+        afterStatusCodes: [...RETRY_STATUSES],
+        maxRetryAfter: MAX_RETRY_AFTER_MS,
+        // The whole backoff (exponential + jitter) is ours; ky's own jitter stays off. A Retry-After
+        // bypasses this function: ky waits exactly what the service asked, up to maxRetryAfter.
+        delay: (attempt) => backoffDelay(attempt, backoff),
+        retryOnTimeout: true,
+        // A cut or garbled 2xx body is retried like a reset; ky leaves every other error to its defaults.
+        shouldRetry: ({ error }) => (error instanceof MalformedBodyError ? true : undefined),
+      },
+      hooks: logger
+        ? {
+            beforeRetry: [
+              ({ request, error, retryCount }) => {
+                logger.info(`payments-sdk: retry ${retryCount} of ${request.method} ${request.url} after ${describeKyError(error)}`);
+              },
+            ],
+          }
+        : {},
+    });
 
   /** Sends one call (with its retries). Resolves on 2xx; rejects with an SDK error. */
   return async function send(req: TransportRequest): Promise<TransportResponse> {
     logger?.debug(`payments-sdk: → ${req.method} ${req.url}`, { headers: redactHeaders(req.headers) });
     const started = Date.now();
     try {
+      const instance = await instanceFor(req.maxRetries);
       const response = await instance(req.url, {
         method: req.method,
         headers: req.headers,
         json: req.body,
         timeout: req.timeout,
-        retry: { limit: req.maxRetries },
         signal: req.signal,
       });
       logger?.debug(`payments-sdk: ← ${response.status} ${req.method} ${req.url} (${Date.now() - started} ms)`);
@@ -183,9 +204,7 @@ export function toSDKError(
   req: Pick<TransportRequest, 'timeout' | 'signal' | 'method' | 'url'> & { headers?: Headers },
 ): PaymentsError {
   if (error instanceof PaymentsError) return error;
-  // `instanceof`, not ky's `isHTTPError` (a match by name): another library's error named
-  // 'HTTPError', thrown by a custom fetch, has no `response`.
-  if (error instanceof HTTPError) {
+  if (isKyHTTPError(error)) {
     const data: unknown = error.data;
     // Already redacted by bufferingFetch; redacted again only for answers that did not go through it.
     const raw = errorTexts.get(error.response) ?? (data === undefined ? '' : typeof data === 'string' ? data : safeString(data));
@@ -199,12 +218,12 @@ export function toSDKError(
   if (req.signal?.aborted) {
     return new APIUserAbortError(`${req.method} ${req.url} was aborted by the caller's signal.`, { cause: req.signal.reason });
   }
-  if (isTimeoutError(error)) {
+  if (isNamedError(error, 'TimeoutError')) {
     // ky's TimeoutError holds the Request (and so the key): the cause is a fresh DOMException instead.
     const cause = new DOMException(`No answer within ${req.timeout} ms.`, 'TimeoutError');
     return new APITimeoutError(`${req.method} ${req.url} timed out: no answer within ${req.timeout} ms on the last attempt.`, { cause });
   }
-  if (isNetworkError(error)) {
+  if (isNamedError(error, 'NetworkError')) {
     const cause = (error as { cause?: unknown }).cause;
     return new APIConnectionError(`Connection error on ${req.method} ${req.url}: ${describeCause(cause)}`, { cause });
   }
@@ -213,6 +232,20 @@ export function toSDKError(
   }
   const message = error instanceof Error ? `${error.name}: ${error.message}` : safeString(error);
   return new APIConnectionError(`Request ${req.method} ${req.url} failed: ${message}`, { cause: error });
+}
+
+/**
+ * ky's HTTPError, recognised by shape (ky is loaded lazily, so no class to test against): ky's own
+ * `isHTTPError` matches by name only, and another library's error named 'HTTPError', thrown by a
+ * custom fetch, has no `response`.
+ */
+function isKyHTTPError(error: unknown): error is HTTPError {
+  return isNamedError(error, 'HTTPError') && (error as { response?: unknown }).response instanceof Response;
+}
+
+/** An Error of that name: how ky names its TimeoutError and NetworkError (its own guards do the same). */
+function isNamedError(error: unknown, name: string): error is Error {
+  return error instanceof Error && error.name === name;
 }
 
 /** Headers with every value that holds a secret redacted; the same object when none does. */
@@ -254,8 +287,8 @@ function describeCause(cause: unknown): string {
 }
 
 function describeKyError(error: unknown): string {
-  if (error instanceof HTTPError) return `status ${error.response.status}`;
-  if (isTimeoutError(error)) return 'a timeout';
+  if (isKyHTTPError(error)) return `status ${error.response.status}`;
+  if (isNamedError(error, 'TimeoutError')) return 'a timeout';
   if (error instanceof MalformedBodyError) return 'a malformed body';
   return 'a connection error';
 }
