@@ -256,7 +256,9 @@ function redactHeaderValues(headers: Headers, secrets: readonly string[]): Heade
   });
   if (!leaks) return headers;
   const out = new Headers();
-  headers.forEach((value, name) => out.append(name, redactSecrets(value, secrets)));
+  headers.forEach((value, name) => {
+    out.append(name, redactSecrets(value, secrets));
+  });
   return out;
 }
 
