@@ -201,14 +201,13 @@ export type Send = ReturnType<typeof createTransport>;
 /** Maps ky's and fetch's errors to the SDK's classes. Never keeps ky's error: it holds the Request, and so the key. */
 export function toSDKError(
   error: unknown,
-  req: Pick<TransportRequest, 'timeout' | 'signal' | 'method' | 'url'> & { headers?: Headers },
+  req: Pick<TransportRequest, 'timeout' | 'signal' | 'method' | 'url'>,
 ): PaymentsError {
   if (error instanceof PaymentsError) return error;
   if (isKyHTTPError(error)) {
     const data: unknown = error.data;
-    // Already redacted by bufferingFetch; redacted again only for answers that did not go through it.
-    const raw = errorTexts.get(error.response) ?? (data === undefined ? '' : typeof data === 'string' ? data : safeString(data));
-    const text = redactSecrets(raw, credentialsOf(req.headers));
+    // The text as bufferingFetch kept it (the key already redacted there).
+    const text = errorTexts.get(error.response) ?? (data === undefined ? '' : typeof data === 'string' ? data : safeString(data));
     return makeAPIError({
       status: error.response.status,
       body: text === '' ? undefined : reparse(text),
