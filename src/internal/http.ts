@@ -199,10 +199,7 @@ export function createTransport(config: TransportConfig) {
 export type Send = ReturnType<typeof createTransport>;
 
 /** Maps ky's and fetch's errors to the SDK's classes. Never keeps ky's error: it holds the Request, and so the key. */
-export function toSDKError(
-  error: unknown,
-  req: Pick<TransportRequest, 'timeout' | 'signal' | 'method' | 'url'>,
-): PaymentsError {
+export function toSDKError(error: unknown, req: Pick<TransportRequest, 'timeout' | 'signal' | 'method' | 'url'>): PaymentsError {
   if (error instanceof PaymentsError) return error;
   if (isKyHTTPError(error)) {
     const data: unknown = error.data;
