@@ -133,7 +133,9 @@ function fieldProblem(rule: FieldRule, value: unknown): string | undefined {
 export function dataIssues(data: unknown, fields: Record<string, FieldRule>): ValidationIssue[] {
   if (!isRecord(data)) return [{ path: ['data'], message: `must be an object, got ${kind(data)}` }];
   const issues: ValidationIssue[] = [];
-  for (const [name, rule] of Object.entries(fields)) {
+  // for…in, not Object.entries: no array per call on the hot path (the tables are plain literals).
+  for (const name in fields) {
+    const rule = fields[name] as FieldRule;
     const value = data[name];
     if (rule === 'destination?' && value !== undefined) {
       if (!isRecord(value)) issues.push({ path: ['data', name], message: `must be an object, got ${kind(value)}` });

@@ -58,7 +58,7 @@ export async function hmacSha256Web(payload: RawPayload, secret: string): Promis
 
 /** The one `node:crypto` function used, when the runtime has it. */
 interface NodeHmac {
-  createHmac(algorithm: 'sha256', key: string): { update(data: Uint8Array): { digest(): Uint8Array } };
+  createHmac(algorithm: 'sha256', key: string): { update(data: Uint8Array | string, encoding?: 'utf8'): { digest(): Uint8Array } };
 }
 
 let nodeHmac: NodeHmac | null | undefined;
@@ -82,12 +82,22 @@ export function nodeCrypto(): NodeHmac | null {
   return nodeHmac;
 }
 
+/**
+ * Raw HMAC-SHA256 bytes with `node:crypto`, synchronously; `undefined` where the runtime has no
+ * `node:crypto` (then use {@link hmacSha256Web}). Verification on Node then needs no await at all.
+ */
+export function hmacSha256Sync(payload: RawPayload, secret: string): Uint8Array | undefined {
+  const node = nodeCrypto();
+  if (!node) return undefined;
+  // Same bytes either way: both encode the secret string as UTF-8 and sign the payload bytes. A string
+  // body is hashed as UTF-8 by node:crypto directly, without a copy into a Uint8Array first.
+  const hmac = node.createHmac('sha256', secret);
+  return (typeof payload === 'string' ? hmac.update(payload, 'utf8') : hmac.update(payloadBytes(payload))).digest();
+}
+
 /** Raw HMAC-SHA256 bytes of `payload` under `secret`: `node:crypto` where available, else Web Crypto. */
 export async function hmacSha256(payload: RawPayload, secret: string): Promise<Uint8Array> {
-  const node = nodeCrypto();
-  if (!node) return hmacSha256Web(payload, secret);
-  // Same bytes either way: both encode the secret string as UTF-8 and sign the payload bytes.
-  return node.createHmac('sha256', secret).update(payloadBytes(payload)).digest();
+  return hmacSha256Sync(payload, secret) ?? hmacSha256Web(payload, secret);
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));

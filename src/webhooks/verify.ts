@@ -6,7 +6,7 @@
  */
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
 import { kind, toWebhookEvent, type WebhookEvent } from './events.js';
-import { hmacSha256, type RawPayload, rawBytes } from './sign.js';
+import { hmacSha256Sync, hmacSha256Web, nodeCrypto, type RawPayload, rawBytes } from './sign.js';
 
 /** Header carrying the signature: lowercase hex HMAC-SHA256 of the raw body (service-api.md §6.2). */
 export const SIGNATURE_HEADER = 'x-service-signature';
@@ -59,9 +59,10 @@ export interface VerifyWebhookInput {
 export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookEvent> {
   const secrets = checkSecrets(input?.secret, 'verifyWebhook');
   const payload: unknown = input?.payload;
-  const bytes = rawBytes(payload);
+  // A string body stays a string: hashed as UTF-8 and parsed as is, never encoded then decoded back.
+  const raw = typeof payload === 'string' ? payload : rawBytes(payload);
   // `String(req.body)` of a parsed body gives "[object Object]": refused for the same reason.
-  if (!bytes || payload === '[object Object]') throw new WebhookVerificationError('invalid_payload', notRawBodyMessage(payload));
+  if (raw === undefined || payload === '[object Object]') throw new WebhookVerificationError('invalid_payload', notRawBodyMessage(payload));
 
   const candidates = signatureCandidates(input);
   if (candidates.length === 0) {
@@ -76,12 +77,15 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
 
   // Every secret and every candidate is compared, with no early exit: the time taken says nothing
   // about which secret matched or how many bytes of a forged signature were right.
-  const expected = await Promise.all(secrets.map((secret) => hmacSha256(bytes, secret)));
+  // node:crypto answers synchronously (no await on Node); Web Crypto is async (edge runtimes).
+  const expected = nodeCrypto()
+    ? secrets.map((secret) => hmacSha256Sync(raw, secret) as Uint8Array)
+    : await Promise.all(secrets.map((secret) => hmacSha256Web(raw, secret)));
   let matched = false;
   for (const mac of expected) for (const candidate of macs) matched = constantTimeEqual(mac, candidate) || matched;
   if (!matched) throw new WebhookVerificationError('signature_mismatch', mismatchMessage(secrets));
 
-  const body = parseBody(bytes);
+  const body = parseBody(raw);
   const announced = firstHeader(input.headers, EVENT_HEADER)?.trim();
   const type = typeof body === 'object' && body !== null ? (body as { type?: unknown }).type : undefined;
   if (announced && typeof type === 'string' && announced !== type) {
@@ -129,10 +133,22 @@ export function headerValues(headers: unknown, name: string): string[] {
     if (typeof Headers !== 'undefined' && headers instanceof Headers) raw.push(headers.get(name));
     else if (headers instanceof Map) for (const [key, value] of headers) raw.push(sameName(key, name) ? value : undefined);
     else if (typeof (headers as { get?: unknown }).get === 'function') raw.push((headers as Headers).get(name));
-    else for (const key of Object.keys(headers)) if (sameName(key, name)) raw.push((headers as Record<string, unknown>)[key]);
+    else {
+      // Node lowercases header names: look the name up first, and scan the keys only when it is absent
+      // (an object a merchant built with 'X-Service-Signature').
+      const direct = Object.hasOwn(headers, name) ? (headers as Record<string, unknown>)[name] : undefined;
+      if (direct !== undefined) raw.push(direct);
+      else for (const key of Object.keys(headers)) if (sameName(key, name)) raw.push((headers as Record<string, unknown>)[key]);
+    }
   } catch {
     // A headers object that throws when read (a hostile getter) simply carries no usable header.
     return [];
+  }
+  // The common case, one value and no comma, without the split below.
+  const only = raw.length === 1 ? raw[0] : undefined;
+  if (typeof only === 'string' && !only.includes(',')) {
+    const trimmed = only.trim();
+    return trimmed === '' ? [] : [trimmed];
   }
   const out: string[] = [];
   for (const value of raw.flat()) {
@@ -171,8 +187,13 @@ const HEX64 = /^[0-9a-fA-F]{64}$/;
 function fromHex(text: string): Uint8Array | undefined {
   if (!HEX64.test(text)) return undefined;
   const out = new Uint8Array(32);
-  for (let i = 0; i < 32; i++) out[i] = Number.parseInt(text.slice(i * 2, i * 2 + 2), 16);
+  for (let i = 0; i < 32; i++) out[i] = (hexDigit(text.charCodeAt(2 * i)) << 4) | hexDigit(text.charCodeAt(2 * i + 1));
   return out;
+}
+
+/** Value of one hex digit's char code (already checked by HEX64): 0-9, a-f, A-F. */
+function hexDigit(code: number): number {
+  return code <= 57 ? code - 48 : (code | 32) - 87;
 }
 
 /** Byte comparison whose time depends only on the length (public: always 32 here). */
@@ -185,10 +206,10 @@ export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-function parseBody(bytes: Uint8Array): unknown {
+function parseBody(raw: string | Uint8Array): unknown {
   let text: string;
   try {
-    text = decoder.decode(bytes);
+    text = typeof raw === 'string' ? raw : decoder.decode(raw);
   } catch {
     throw new WebhookVerificationError('invalid_payload', 'Invalid webhook payload: the body is not UTF-8 text.');
   }
