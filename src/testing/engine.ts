@@ -117,17 +117,11 @@ export interface MockKeyInfo {
 }
 
 /** What a new session needs; the rest (reference, status, URLs, timestamps) is filled in. */
-type SessionFields = Partial<CheckoutSession> & {
-  amount: number;
-  currency: string;
-  description: string | null;
-  payer_name: string | null;
-  payer_email: string | null;
-  payer_phone: string | null;
-  success_url: string | null;
-  cancel_url: string | null;
-  metadata: Record<string, unknown>;
-};
+type SessionFields = Partial<CheckoutSession> &
+  Pick<
+    CheckoutSession,
+    'amount' | 'currency' | 'description' | 'payer_name' | 'payer_email' | 'payer_phone' | 'success_url' | 'cancel_url' | 'metadata'
+  >;
 
 /** The list kinds and their statuses. */
 export type ListKind = 'payments' | 'checkout-sessions' | 'payouts' | 'payment-links';
