@@ -71,7 +71,11 @@ export async function deliverWebhook(
       'deliver(delivery, target): delivery must be what an action returned ({ headers, body }). Actions without an event return null.',
     );
   }
-  const init: RequestInit = { method: 'POST', headers: { ...delivery.headers, ...options.headers }, body: options.body ?? delivery.body };
+  // Overrides replace a header whatever its case: spreading objects would keep both spellings, and
+  // Headers would join them ("<good>, bad"), so a "tampered" signature could still verify.
+  const headers = new Headers(delivery.headers);
+  for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
+  const init: RequestInit = { method: 'POST', headers, body: options.body ?? delivery.body };
   if (typeof target === 'function') {
     return target(new Request(options.url ?? 'http://localhost/webhooks', init));
   }

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import * as msw from 'msw';
 import { APIConnectionError, InternalServerError, PaymentsClient } from 'payments-sdk';
 import { createMockService, type MockHttpServer, MockServiceError } from 'payments-sdk/testing';
+import { webhookHandler } from 'payments-sdk/webhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signWebhookPayload } from '../../src/webhooks/sign.js';
 import { useMswServer } from '../helpers/msw.js';
@@ -174,6 +175,19 @@ describe('mock.deliver()', () => {
     // A tampered body keeps the original signature: the endpoint must refuse it.
     expect((await mock.deliver(delivery, handler, { body: delivery.body.replace('"succeeded"', '"failed"') })).status).toBe(400);
     expect((await mock.deliver(delivery, handler, { headers: { 'X-Service-Signature': '0'.repeat(64) } })).status).toBe(400);
+  });
+
+  it('a header override replaces the header whatever its case (a tampered signature never still verifies)', async () => {
+    const { mock, client } = setup();
+    const payment = await client.payments.create(CHARGE);
+    const delivery = await mock.settlePayment(payment.uuid);
+    const endpoint = webhookHandler({ secret: mock.webhookSecret, onEvent: () => {} });
+    for (const name of ['x-service-signature', 'X-SERVICE-SIGNATURE', 'X-Service-Signature']) {
+      const answer = await mock.deliver(delivery, endpoint, { headers: { [name]: '0'.repeat(64) } });
+      expect(answer.status, name).toBe(400);
+    }
+    const mismatch = await mock.deliver(delivery, endpoint, { headers: { 'x-service-event': 'payment.failed' } });
+    expect(mismatch.status).toBe(400);
   });
 
   it('POSTs to a URL on 127.0.0.1, exactly the signed bytes', async () => {
