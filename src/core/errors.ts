@@ -258,6 +258,7 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
 
 // `name` lives on the prototype, not on each instance: it stays out of `JSON.stringify` and
 // survives minification (class names do not).
-function setName(ctor: { prototype: Error }, name: string): void {
+/** @internal Sets a class's `name` on its prototype (non-enumerable). */
+export function setName(ctor: { prototype: Error }, name: string): void {
   Object.defineProperty(ctor.prototype, 'name', { value: name, writable: true, configurable: true, enumerable: false });
 }

@@ -3,7 +3,7 @@
  * wrongly (settling a payment that is not pending, paying an expired session); {@link HttpAnswer}
  * is internal: an HTTP answer the mock service gives instead of a resource.
  */
-import { PaymentsError } from '../core/errors.js';
+import { PaymentsError, setName } from '../core/errors.js';
 import type { FieldErrors } from './validation.js';
 
 /**
@@ -21,12 +21,7 @@ export class MockServiceError extends PaymentsError {
     if (errors) this.errors = errors;
   }
 }
-Object.defineProperty(MockServiceError.prototype, 'name', {
-  value: 'MockServiceError',
-  writable: true,
-  configurable: true,
-  enumerable: false,
-});
+setName(MockServiceError, 'MockServiceError');
 
 /** An HTTP answer (status and JSON body) thrown from deep inside a handler. @internal */
 export class HttpAnswer {

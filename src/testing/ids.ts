@@ -3,6 +3,7 @@
  * ULID for checkout-session references, ISO 8601 with an offset for timestamps. Web APIs only, so
  * the kit runs on Node, Bun, Deno and edge runtimes.
  */
+import { toHex } from '../webhooks/sign.js';
 
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 
@@ -19,25 +20,24 @@ export function ulid(timeMs: number): string {
     head = CROCKFORD[time % 32] + head;
     time = Math.floor(time / 32);
   }
-  const random = globalThis.crypto.getRandomValues(new Uint8Array(16));
-  let tail = '';
-  for (const byte of random) tail += CROCKFORD[byte % 32];
-  return head + tail;
+  return head + randomChars(CROCKFORD, 16);
 }
 
 /** A short lowercase slug for payment links (§2.4: "a link has a slug"). */
 export function slug(): string {
-  const alphabet = 'abcdefghijkmnpqrstuvwxyz23456789';
+  return randomChars('abcdefghijkmnpqrstuvwxyz23456789', 10);
+}
+
+/** `count` random characters of `alphabet`. */
+function randomChars(alphabet: string, count: number): string {
   let out = '';
-  for (const byte of globalThis.crypto.getRandomValues(new Uint8Array(10))) out += alphabet[byte % alphabet.length];
+  for (const byte of globalThis.crypto.getRandomValues(new Uint8Array(count))) out += alphabet[byte % alphabet.length];
   return out;
 }
 
 /** A random hex string, for generated keys and secrets. */
 export function randomHex(bytes: number): string {
-  let out = '';
-  for (const byte of globalThis.crypto.getRandomValues(new Uint8Array(bytes))) out += byte.toString(16).padStart(2, '0');
-  return out;
+  return toHex(globalThis.crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
 /** `2026-11-20T10:15:00+00:00`: ISO 8601 with an offset and no milliseconds, as the service writes it (§2.1). */

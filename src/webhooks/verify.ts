@@ -105,24 +105,18 @@ export function checkSecrets(secret: unknown, where: string): string[] {
   const list: unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [];
   const bad = list.findIndex((s) => typeof s !== 'string' || s.trim() === '');
   if (list.length > 0 && bad === -1) return list as string[];
-  const got =
-    secret === undefined
-      ? 'nothing (is the environment variable set?)'
-      : Array.isArray(secret)
-        ? list.length === 0
-          ? 'an empty array'
-          : `${typeof list[bad] === 'string' ? 'a blank string' : kind(list[bad])} at index ${bad}`
-        : typeof secret === 'string'
-          ? 'a blank string'
-          : kind(secret);
-  return fail(
+  throw new PaymentsError(
     `${where}: \`secret\` must be the endpoint's signing secret ("whsec_…", shown once when the endpoint was created, ` +
-      `service-api.md §5.1) or a non-empty array of them; got ${got}.`,
+      `service-api.md §5.1) or a non-empty array of them; got ${describeBadSecret(secret, list, bad)}.`,
   );
 }
 
-function fail(message: string): never {
-  throw new PaymentsError(message);
+/** What was given instead of a secret, in words; never the value itself. */
+function describeBadSecret(secret: unknown, list: unknown[], bad: number): string {
+  if (secret === undefined) return 'nothing (is the environment variable set?)';
+  if (!Array.isArray(secret)) return typeof secret === 'string' ? 'a blank string' : kind(secret);
+  if (list.length === 0) return 'an empty array';
+  return `${typeof list[bad] === 'string' ? 'a blank string' : kind(list[bad])} at index ${bad}`;
 }
 
 /** Every value of a header, split on commas (a repeated header arrives joined with ", "). */
@@ -150,10 +144,18 @@ export function headerValues(headers: unknown, name: string): string[] {
     const trimmed = only.trim();
     return trimmed === '' ? [] : [trimmed];
   }
+  return splitValues(raw);
+}
+
+/** Header values (strings, numbers, arrays of them) split on commas, trimmed, empty parts dropped. */
+function splitValues(values: readonly unknown[]): string[] {
   const out: string[] = [];
-  for (const value of raw.flat()) {
+  for (const value of values.flat()) {
     if (typeof value !== 'string' && typeof value !== 'number') continue;
-    for (const part of String(value).split(',')) if (part.trim() !== '') out.push(part.trim());
+    for (const part of String(value).split(',')) {
+      const trimmed = part.trim();
+      if (trimmed !== '') out.push(trimmed);
+    }
   }
   return out;
 }
@@ -173,10 +175,7 @@ function signatureCandidates(input: VerifyWebhookInput): string[] {
     if (typeof given !== 'string') {
       throw new WebhookVerificationError('malformed_signature', `Malformed signature: \`signature\` must be a string, got ${kind(given)}.`);
     }
-    return given
-      .split(',')
-      .map((part) => part.trim())
-      .filter((part) => part !== '');
+    return splitValues([given]);
   }
   return headerValues(input.headers, SIGNATURE_HEADER);
 }
