@@ -116,6 +116,14 @@ export class PaymentsClient {
         'The API key has leading or trailing whitespace: check how it is read from your environment or secret store.',
       );
     }
+    if (!isHeaderSafe(`Bearer ${apiKey}`)) {
+      // Checked here, not left to the first request: undici's TypeError for a bad header value
+      // quotes the value, and so would print the whole key.
+      throw new PaymentsError(
+        'The API key contains a line break, a NUL or another character HTTP forbids in a header: ' +
+          'check how it is read from your environment or secret store (a file with two lines, say).',
+      );
+    }
     const baseUrl = options.baseUrl ?? readEnv('PAYMENTS_BASE_URL');
     if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
       throw new PaymentsError('No base URL: pass { baseUrl } (the service root, e.g. "https://pay.example.com") or set PAYMENTS_BASE_URL.');
@@ -347,6 +355,16 @@ export function modeOfKey(key: string): ClientMode {
   return 'unknown';
 }
 
+/** `true` when `Headers` accepts this value (and name); never lets its TypeError, which quotes the value, out. */
+function isHeaderSafe(value: string, name = 'authorization'): boolean {
+  try {
+    new Headers([[name, value]]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Checks header names and values before anything is sent. `Headers` would throw a TypeError that
  * quotes the value (a token, say): the error names the bad headers only.
@@ -358,11 +376,7 @@ function checkHeaders(headers: Record<string, string> | undefined, name: string)
   }
   const bad: string[] = [];
   for (const [key, value] of Object.entries(headers)) {
-    try {
-      new Headers([[key, String(value)]]);
-    } catch {
-      bad.push(JSON.stringify(key));
-    }
+    if (!isHeaderSafe(String(value), key)) bad.push(JSON.stringify(key));
   }
   if (bad.length > 0) {
     throw new PaymentsError(`${name}: invalid HTTP header name or value for ${bad.join(', ')} (a line break or a character HTTP forbids).`);

@@ -168,6 +168,25 @@ describe('API key', () => {
     expect(message).toMatch(/whitespace/);
     expect(message).not.toContain(API_KEY);
   });
+
+  it.each([
+    ['a line break inside', 'sk_live_51Abc\nDef789'],
+    ['a carriage return inside', 'sk_live_51Abc\rDef789'],
+    ['a NUL inside', 'sk_live_51Abc\u0000Def789'],
+  ])('refuses a key with %s at construction, naming neither half of it', (_, key) => {
+    env({ PAYMENTS_BASE_URL: ORIGIN });
+    let error: unknown;
+    try {
+      new PaymentsClient({ apiKey: key });
+    } catch (e) {
+      error = e;
+    }
+    // Left to the first request, undici's TypeError would quote the whole Authorization value.
+    expect(error).toBeInstanceOf(PaymentsError);
+    expect((error as Error).message).toMatch(/line break, a NUL/);
+    expect((error as Error).message).not.toContain('sk_live_51Abc');
+    expect((error as Error).message).not.toContain('Def789');
+  });
 });
 
 describe('client.mode', () => {
