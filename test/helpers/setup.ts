@@ -5,3 +5,4 @@
  * first. Loading it here makes every file start alike.
  */
 await import('../../src/internal/ky.js');
+export {};
