@@ -5,4 +5,5 @@
  * first. Loading it here makes every file start alike.
  */
 await import('../../src/internal/ky.js');
+
 export {};
