@@ -6,7 +6,7 @@
 import type { HTTPError, KyInstance } from 'ky';
 import {
   APIConnectionError,
-  type APIError,
+  APIError,
   APITimeoutError,
   APIUserAbortError,
   makeAPIError,
@@ -194,7 +194,10 @@ export function createTransport(config: TransportConfig) {
       return { response, body: parsedBodies.get(response) };
     } catch (error) {
       const mapped = toSDKError(error, req);
-      logger?.warn(`payments-sdk: ${req.method} ${req.url} failed: ${mapped.name}: ${mapped.message}`);
+      // A refusal (4xx: the request itself was wrong) is a warning; the service or the network failing
+      // for good (5xx, no answer, timeout, a 2xx of the wrong shape) is an error.
+      const refused = mapped instanceof APIError && mapped.status < 500;
+      (refused ? logger?.warn : logger?.error)?.(`payments-sdk: ${req.method} ${req.url} failed: ${mapped.name}: ${mapped.message}`);
       throw mapped;
     }
   };

@@ -5,9 +5,9 @@ export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
 
 /** Anything with console-like methods: `console`, pino, winston... */
 export interface Logger {
-  /** A request failed for good (after its retries). */
+  /** A call failed for good, after its retries: 5xx, no answer, timeout, or a 2xx of the wrong shape. */
   error(message: string, ...rest: unknown[]): void;
-  /** A request failed: the SDK's error class and message. */
+  /** A call was refused by the service (a 4xx: 404, 409, 422...), with the SDK's error class and message. */
   warn(message: string, ...rest: unknown[]): void;
   /** A retry, with its attempt number and cause. */
   info(message: string, ...rest: unknown[]): void;

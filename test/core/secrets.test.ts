@@ -192,6 +192,24 @@ describe('logger', () => {
     expect(request?.args[1]).toMatchObject({ headers: { authorization: '[redacted]' } });
   });
 
+  it("at 'error', logs a call that failed for good (5xx after retries), not a refusal (404)", async () => {
+    const { lines, logger } = capture();
+    server.use(
+      http.get(`${API_URL}/payments/:uuid`, ({ params }) =>
+        params.uuid === 'gone'
+          ? HttpResponse.json({ message: 'Introuvable.' }, { status: 404 })
+          : HttpResponse.json({ message: 'down' }, { status: 503, headers: { 'Retry-After': '0' } }),
+      ),
+    );
+    const client = makeClient({ logger, logLevel: 'error', maxRetries: 1 });
+    await caught(() => client.payments.retrieve('gone'));
+    expect(lines).toEqual([]);
+    await caught(() => client.payments.retrieve('p-1'));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.level).toBe('error');
+    expect(String(lines[0]?.args[0])).toMatch(/failed: InternalServerError/);
+  });
+
   it('drops lines below the chosen level', async () => {
     const { lines, logger } = capture();
     await exercise(makeClient({ logger, logLevel: 'warn' }));
