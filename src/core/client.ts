@@ -99,6 +99,8 @@ export class PaymentsClient {
   readonly #webhookSecret: string | string[] | undefined;
   readonly #defaultHeaders: Record<string, string>;
   readonly #send: Send;
+  // Computed once: the runtime does not change under a client.
+  readonly #userAgent = `payments-sdk/${VERSION} (${runtimeName()})`;
 
   constructor(options: ClientOptions = {}) {
     if (isBrowser() && !options.dangerouslyAllowBrowser) {
@@ -163,13 +165,12 @@ export class PaymentsClient {
   ): APIPromise<T> {
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     const run = async (): Promise<WithResponse<T>> => {
-      if (typeof idempotencyKey !== 'string' || idempotencyKey.trim() === '' || idempotencyKey.length > 255) {
-        throw new InvalidParamsError(
-          [{ path: ['idempotencyKey'], message: 'must be a non-empty string of at most 255 characters' }],
-          'options',
-        );
-      }
-      const body = checkParams(spec.params, params, `${spec.what} params`);
+      // A bad key and bad params are named in one error: every bad field at once (API.md).
+      const keyIssues =
+        typeof idempotencyKey !== 'string' || idempotencyKey.trim() === '' || idempotencyKey.length > 255
+          ? [{ path: ['options', 'idempotencyKey'], message: 'must be a non-empty string of at most 255 characters' }]
+          : [];
+      const body = checkParams(spec.params, params, `${spec.what} params`, keyIssues);
       const headers = this.#headers(options);
       headers.set('Idempotency-Key', idempotencyKey);
       const { response, body: received } = await this.#send({
@@ -277,7 +278,7 @@ export class PaymentsClient {
     for (const [k, v] of Object.entries(checkHeaders(options.headers, 'options.headers'))) headers.set(k, v);
     headers.set('Authorization', `Bearer ${this.#apiKey}`);
     headers.set('Accept', 'application/json');
-    headers.set('User-Agent', `payments-sdk/${VERSION} (${runtimeName()})`);
+    headers.set('User-Agent', this.#userAgent);
     return headers;
   }
 

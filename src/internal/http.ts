@@ -78,8 +78,8 @@ class MalformedBodyError extends Error {
 }
 
 const parsedBodies = new WeakMap<Response, unknown>();
-// The text of each non-2xx answer. ky parses error bodies only by content type and drops a body that
-// says JSON but is not (an HTML page from a proxy): the error keeps the text instead.
+// The text of each non-2xx answer, for the error: ky would parse error bodies only by content type,
+// and drop a body that says JSON but is not (an HTML page from a proxy).
 const errorTexts = new WeakMap<Response, string>();
 
 /**
@@ -100,11 +100,12 @@ function bufferingFetch(inner: typeof fetch): typeof fetch {
     const headers = redactHeaderValues(received.headers, secrets);
     // A 2xx is handed on as received, its body read and parsed here: building a new Response would
     // cost a web stream per call (~14 µs, BENCHMARKS.md 1). A new one is built only when it must
-    // differ: an error answer (ky reads its body) or headers that echoed the key.
+    // differ: an error answer or headers that echoed the key. It carries no body: the text is kept
+    // in errorTexts, so ky has nothing to read and parse a second time into HTTPError.data.
     const response =
       received.ok && headers === received.headers
         ? received
-        : new Response(noBody || received.ok ? null : text, { status: received.status, statusText: received.statusText, headers });
+        : new Response(null, { status: received.status, statusText: received.statusText, headers });
     if (response !== received) {
       // A constructed Response has an empty `url` and `redirected` false; keep the received ones so
       // `.withResponse().response` tells where the answer came from.
@@ -210,9 +211,8 @@ export type Send = ReturnType<typeof createTransport>;
 export function toSDKError(error: unknown, req: Pick<TransportRequest, 'timeout' | 'signal' | 'method' | 'url'>): PaymentsError {
   if (error instanceof PaymentsError) return error;
   if (isKyHTTPError(error)) {
-    const data: unknown = error.data;
-    // The text as bufferingFetch kept it (the key already redacted there).
-    const text = errorTexts.get(error.response) ?? (data === undefined ? '' : typeof data === 'string' ? data : safeString(data));
+    // The text as bufferingFetch kept it (the key already redacted there); every answer goes through it.
+    const text = errorTexts.get(error.response) ?? '';
     return makeAPIError({
       status: error.response.status,
       body: text === '' ? undefined : reparse(text),
@@ -274,8 +274,7 @@ function credentialsOf(headers: Headers | undefined): string[] {
 }
 
 /** An error body as JSON when it is JSON (whatever its content type says), else as text. */
-function reparse(data: unknown): unknown {
-  if (typeof data !== 'string') return data;
+function reparse(data: string): unknown {
   const trimmed = data.trim();
   if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return data;
   try {

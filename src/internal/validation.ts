@@ -9,10 +9,11 @@ import { InvalidParamsError, isRecord, ResponseValidationError, type ValidationI
 type RawIssue = z.core.$ZodIssue;
 
 /** Validates params before anything is sent; throws one {@link InvalidParamsError} naming every bad field. */
-export function checkParams<T>(schema: z.ZodMiniType<T>, params: unknown, what: string): T {
+export function checkParams<T>(schema: z.ZodMiniType<T>, params: unknown, what: string, more: ValidationIssue[] = []): T {
   const result = schema.safeParse(params);
-  if (result.success) return result.data;
-  throw new InvalidParamsError(toIssues(result.error.issues, params), what);
+  if (result.success && more.length === 0) return result.data;
+  // `more`: problems found outside the schema (an option), reported in the same error.
+  throw new InvalidParamsError([...more, ...(result.success ? [] : toIssues(result.error.issues, params))], what);
 }
 
 /** Validates a 2xx body; throws {@link ResponseValidationError} with the issues and the raw body. */

@@ -92,9 +92,19 @@ export const PageMetaSchema: z.ZodMiniType<PageMeta> = z.looseObject({
   total: z.int(),
 });
 
-/** Schema of a {@link ListEnvelope} of `item`. */
+const envelopes = new WeakMap<object, z.ZodMiniType<ListEnvelope<unknown>>>();
+
+/**
+ * Schema of a {@link ListEnvelope} of `item`, built once per item schema: zod compiles an object
+ * schema on its first parse, and `list()` would otherwise pay that on every call.
+ */
 export function listEnvelope<T>(item: z.ZodMiniType<T>): z.ZodMiniType<ListEnvelope<T>> {
-  return z.looseObject({ data: z.array(item), links: PageLinksSchema, meta: PageMetaSchema });
+  let schema = envelopes.get(item);
+  if (!schema) {
+    schema = z.looseObject({ data: z.array(item), links: PageLinksSchema, meta: PageMetaSchema }) as z.ZodMiniType<ListEnvelope<unknown>>;
+    envelopes.set(item, schema);
+  }
+  return schema as z.ZodMiniType<ListEnvelope<T>>;
 }
 
 /** A calendar date for list filters: `'YYYY-MM-DD'` or a `Date` (sent as its UTC date). */

@@ -107,6 +107,16 @@ describe('Idempotency-Key', () => {
     expect((error as Error).message).toMatch(/idempotencyKey/);
     expect(keys).toHaveLength(0);
   });
+
+  it('names a bad key and bad params in the same error (every bad field at once)', async () => {
+    const keys = posts('/payments', [created(payment())]);
+    const error = await caught(() =>
+      makeClient().payments.create({ ...chargeParams, amount: 0, phone: '+221 77' }, { idempotencyKey: '' }),
+    );
+    expect(error).toBeInstanceOf(InvalidParamsError);
+    expect((error as InvalidParamsError).issues.map((i) => i.path.join('.'))).toEqual(['options.idempotencyKey', 'amount', 'phone']);
+    expect(keys).toHaveLength(0);
+  });
 });
 
 describe('every error of a creation carries its idempotencyKey', () => {
