@@ -30,7 +30,6 @@ export class APIPromise<T> extends Promise<T> {
     raw.catch(() => {});
   }
 
-  // Derived promises (`then`, `catch`) are plain Promises, not APIPromises.
   /** Derived promises are plain `Promise`s: `then`/`catch` on an APIPromise return a `Promise`. */
   static override get [Symbol.species]() {
     return Promise;

@@ -2,7 +2,8 @@
  * `PaymentsClient` (API.md "Client") and the three request shapes every resource is built from:
  * {@link PaymentsClient.create}, {@link PaymentsClient.retrieve} and {@link PaymentsClient.list}.
  * All request behaviour (auth, headers, idempotency, validation, errors) lives here and in
- * `internal/http.ts`; resources are one line each.
+ * `internal/http.ts`; resource methods are one call each (the two polling/walking helpers,
+ * `waitForCompletion` and `findPayment`, are built on those calls).
  */
 import { createTransport, type RetryBackoff, type Send } from '../internal/http.js';
 import { type Logger, type LogLevel, levelledLogger } from '../internal/logger.js';
@@ -64,7 +65,7 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** Which kind of key the client holds, read from the key's text (service-api.md §5.2). */
+/** Which kind of key the client holds, read from the key's text (service-api.md §5, rule 2). */
 export type ClientMode = 'live' | 'sandbox' | 'unknown';
 
 const API_PREFIX = '/api/v1';
@@ -226,7 +227,8 @@ export class PaymentsClient {
   }
 
   /**
-   * `GET` of something that is not wrapped or not paginated (the wallet list).
+   * `GET` of a list that is not paginated (the wallet list): the whole body goes to its schema,
+   * which unwraps `{ data }` itself (and accepts a bare array).
    * @internal Used by resources.
    */
   getRaw<T>(path: string, spec: { result: z.ZodMiniType<T>; what: string }, options: RequestOptions = {}): APIPromise<T> {
@@ -345,7 +347,7 @@ export function normalizeBaseUrl(raw: string): string {
   return `${url.origin}${path}`;
 }
 
-/** Reads the key's kind from its text: `live` vs `test`/`sandbox` (service-api.md §5.2). */
+/** Reads the key's kind from its text: `live` vs `test`/`sandbox` (service-api.md §5, rule 2). */
 export function modeOfKey(key: string): ClientMode {
   const tokens = key.toLowerCase().split(/[^a-z0-9]+/);
   if (tokens.includes('live')) return 'live';

@@ -109,7 +109,7 @@ export class RateLimitError extends APIError {
 }
 setName(RateLimitError, 'RateLimitError');
 
-/** A 5xx answer. Retried automatically; thrown once retries are spent. */
+/** A 5xx answer. 500, 502, 503 and 504 are retried automatically and thrown once retries are spent; other 5xx at once. */
 export class InternalServerError extends APIError {}
 setName(InternalServerError, 'InternalServerError');
 

@@ -50,7 +50,9 @@ export class CheckoutSessions {
   /**
    * The payment that settled a session, or `null`. The session carries no payment field: its payment
    * is the one in `GET /api/v1/payments` whose `checkout_session` is `reference` (service-api.md §2.2).
-   * The walk starts at the session's creation date so it reads few pages.
+   * It reads the session first (`GET /api/v1/checkout-sessions/{reference}`, so an unknown reference
+   * throws `NotFoundError`), then walks the payments from the session's creation date, so it reads
+   * few pages.
    */
   findPayment(reference: string, options?: RequestOptions): APIPromise<Payment | null> {
     return new APIPromise(this.#findPayment(reference, options));
