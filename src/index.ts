@@ -10,8 +10,29 @@
  */
 export { APIPromise, type WithResponse } from './core/api-promise.js';
 export { type ClientMode, type ClientOptions, PaymentsClient, type RequestOptions } from './core/client.js';
-export * from './core/errors.js';
-export { type FetchPage, Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
+// The error classes and their types; the helpers of errors.ts (makeAPIError, isRecord...) stay internal.
+export {
+  APIConnectionError,
+  APIError,
+  type APIErrorInit,
+  APITimeoutError,
+  APIUserAbortError,
+  AuthenticationError,
+  BadRequestError,
+  IdempotencyConflictError,
+  InternalServerError,
+  InvalidParamsError,
+  NotFoundError,
+  PaymentsError,
+  PermissionDeniedError,
+  RateLimitError,
+  ResponseValidationError,
+  UnprocessableEntityError,
+  type ValidationIssue,
+  WebhookVerificationError,
+  type WebhookVerificationReason,
+} from './core/errors.js';
+export { Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
 export type { RetryBackoff } from './internal/http.js';
 export type { Logger, LogLevel } from './internal/logger.js';
 export { currencyExponent, formatAmount, fromMinorUnits, toMinorUnits } from './money.js';

@@ -13,17 +13,16 @@ import {
   IdempotencyConflictError,
   InternalServerError,
   InvalidParamsError,
-  makeAPIError,
   NotFoundError,
   PaymentsError,
   PermissionDeniedError,
-  parseRetryAfter,
   RateLimitError,
   ResponseValidationError,
   UnprocessableEntityError,
   WebhookVerificationError,
 } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
+import { makeAPIError, parseRetryAfter } from '../../src/core/errors.js';
 import { useMswServer } from '../helpers/msw.js';
 import { API_URL, caught, chargeParams, makeClient, sessionParams } from './support.js';
 

@@ -12,7 +12,6 @@ import {
   BadRequestError,
   IdempotencyConflictError,
   InternalServerError,
-  makeAPIError,
   NotFoundError,
   PaymentsClient,
   PaymentsError,
@@ -22,6 +21,7 @@ import {
   UnprocessableEntityError,
 } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
+import { makeAPIError } from '../../src/core/errors.js';
 import { toSDKError } from '../../src/internal/http.js';
 import { API_KEY, BASE, checkoutSession, envelope, payment } from '../helpers/fixtures.js';
 
