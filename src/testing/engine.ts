@@ -212,8 +212,9 @@ export class Engine {
     this.#options = options;
     this.#clock = new Clock(options.now);
     this.webhookSecret = options.webhookSecret ?? `whsec_mock_${randomHex(24)}`;
-    if (typeof this.webhookSecret !== 'string' || this.webhookSecret === '')
-      throw new MockServiceError('webhookSecret must be a non-empty string.');
+    // Blank is refused as verifyWebhook refuses it: deliveries signed with it would all be answered 500.
+    if (typeof this.webhookSecret !== 'string' || this.webhookSecret.trim() === '')
+      throw new MockServiceError('webhookSecret must be a non-blank string.');
     this.#countries = options.countries ?? { ...DEFAULT_COUNTRIES };
     this.#rates = options.rates ?? { ...DEFAULT_RATES };
     this.#fees = feeFunction(options.fees ?? DEFAULT_FEES);
@@ -438,10 +439,7 @@ export class Engine {
       currency: { required: true, type: 'letters3' },
       destination: { required: true, type: 'object' },
     });
-    const destination = (typeof input.destination === 'object' && input.destination !== null ? input.destination : {}) as Record<
-      string,
-      unknown
-    >;
+    const destination = isRecord(input.destination) ? input.destination : {};
     let country: MockCountry | undefined;
     if (isGiven(input.destination) && !errors.destination) {
       mergeErrors(errors, validateFields(destination, { type: { required: true, type: 'string', in: ['mobile_money'] } }, 'destination.'));

@@ -3,6 +3,7 @@
  * order of checks (route, then authentication, then idempotency, then validation, as the service's
  * middleware stack runs them), JSON framing. Web APIs only.
  */
+import { isRecord } from '../core/errors.js';
 import type { Engine, ListKind, Partition } from './engine.js';
 import { HttpAnswer } from './errors.js';
 
@@ -61,7 +62,7 @@ async function create(engine: Engine, partition: Partition, kind: ListKind, requ
   } catch {
     throw new HttpAnswer(400, { message: "Le corps de la requête n'est pas un JSON valide." });
   }
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+  if (!isRecord(input)) {
     throw new HttpAnswer(400, { message: 'Le corps de la requête doit être un objet JSON.' });
   }
   const body = input as Record<string, unknown>;

@@ -4,6 +4,7 @@
  * are French, §7), so the mock words its rules the way Laravel's French locale does and builds
  * `message` the way Laravel does: the first error, then "(et N erreurs en plus)".
  */
+import { isRecord } from '../core/errors.js';
 
 /** Field → messages, as in the body's `errors` member. */
 export type FieldErrors = Record<string, string[]>;
@@ -59,7 +60,7 @@ function checkValue(field: string, value: unknown, rule: FieldRule): string | nu
       if (rule.max !== undefined && value > rule.max) return `La valeur de ${field} doit être inférieure ou égale à ${rule.max}.`;
       return null;
     case 'object':
-      return typeof value === 'object' && !Array.isArray(value) ? null : `Le champ ${field} doit être un tableau.`;
+      return isRecord(value) ? null : `Le champ ${field} doit être un tableau.`;
     default:
       break;
   }

@@ -61,9 +61,9 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Webho
   const ttlMs = positiveInt(options.ttlMs, DAY_MS, 'memoryDedupeStore: ttlMs');
   const max = positiveInt(options.max, 10_000, 'memoryDedupeStore: max');
   const leaseMs = Math.min(positiveInt(options.leaseMs, LEASE_MS, 'memoryDedupeStore: leaseMs'), ttlMs);
-  // Every change re-inserts its entry, so the Map's order is the order of last change: the oldest
-  // entries, the first to expire or to be evicted beyond `max`, are at the front. Each write drops
-  // expired entries from the front (amortised O(1)); a lookup drops its own entry once expired.
+  // Every change re-inserts its entry, so the Map's order is the order of last change, not of expiry
+  // (a 30 s lease can sit behind a 24 h entry): each write drops the expired entries ahead of the
+  // first live one (amortised O(1)), a lookup drops its own entry once expired, and `max` bounds the rest.
   const entries = new Map<string, { done: boolean; expiresAt: number }>();
 
   const live = (id: string, now: number) => {

@@ -173,7 +173,7 @@ export function toWebhookEvent(body: unknown): WebhookEvent | UnknownWebhookEven
   const problems: string[] = [];
   const { id, type, data } = body;
   const idOk = (typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id));
-  if (!idOk) problems.push(`id: must be a non-empty string, got ${kind(id)}`);
+  if (!idOk) problems.push(`id: must be a non-empty string or a number, got ${kind(id)}`);
   if (typeof type !== 'string' || type === '') problems.push(`type: must be a non-empty string, got ${kind(type)}`);
   if (data === undefined) problems.push('data: is required');
   if (problems.length > 0) throw invalid(`${problems.join('; ')} (an event is { id, type, data }, service-api.md §2.6).`);

@@ -64,9 +64,9 @@ export interface WebhookHandlerOptions {
    */
   dedupe?: WebhookDedupeStore | false;
   /**
-   * Told about every delivery answered with an error status, with the full reason (the answer
-   * itself stays terse). Default: `console.error` for 500, `console.warn` for the others. Never
-   * given a secret.
+   * Told about every delivery answered 400, 409, 413 or 500, and about a 200 whose completion the
+   * dedupe store could not record, with the full reason (the answer itself stays terse). Not told
+   * about a 405. Default: `console.error` for 500, `console.warn` for the others. Never given a secret.
    */
   onError?: (error: unknown, info: WebhookErrorInfo) => void;
   /** Largest body accepted, in bytes; a larger one is answered 413. Default 1 MiB. */

@@ -114,7 +114,7 @@ export function toHex(bytes: Uint8Array): string {
  * raw body, keyed with the whole secret. For tests: sign a body, then POST it to your handler.
  */
 export async function signWebhookPayload(payload: RawPayload, secret: string): Promise<string> {
-  if (typeof secret !== 'string' || secret === '')
+  if (typeof secret !== 'string' || secret.trim() === '')
     throw new PaymentsError("signWebhookPayload: secret must be a non-empty string (the endpoint's whsec_… secret).");
   return toHex(await hmacSha256(payload, secret));
 }

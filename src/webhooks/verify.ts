@@ -1,5 +1,6 @@
 /**
- * Webhook verification (API.md "Webhooks"; service-api.md §5.1, §6.2). Web Crypto only, no `node:`
+ * Webhook verification (API.md "Webhooks"; service-api.md §5.1, §6.2). Web Crypto, or `node:crypto`
+ * reached through `process.getBuiltinModule` where the runtime has it (see sign.ts); no `node:`
  * import: `payments-sdk/webhooks` runs on Node, Bun, Deno, Cloudflare Workers and Vercel Edge.
  *
  * @module
