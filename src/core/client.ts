@@ -5,6 +5,7 @@
  * `internal/http.ts`; resource methods are one call each (the two polling/walking helpers,
  * `waitForCompletion` and `findPayment`, are built on those calls).
  */
+import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from '../internal/config.js';
 import { createTransport, type RetryBackoff, type Send } from '../internal/http.js';
 import { type Logger, type LogLevel, levelledLogger } from '../internal/logger.js';
 import { isBrowser, readEnv, runtimeName } from '../internal/runtime.js';
@@ -19,6 +20,9 @@ import type { z } from '../schemas/shared.js';
 import { type ListEnvelope, listEnvelope } from '../schemas/shared.js';
 import { VERSION } from '../version.js';
 import { APIPromise, type WithResponse } from './api-promise.js';
+
+export type { ClientMode };
+
 import { InvalidParamsError, PaymentsError } from './errors.js';
 import { keepFilters, Page, PagePromise } from './pagination.js';
 
@@ -65,10 +69,6 @@ export interface RequestOptions {
   headers?: Record<string, string>;
 }
 
-/** Which kind of key the client holds, read from the key's text (service-api.md §5, rule 2). */
-export type ClientMode = 'live' | 'sandbox' | 'unknown';
-
-const API_PREFIX = '/api/v1';
 const MAX_TIMEOUT = 2_147_483_647;
 
 /** The payments service client. */
@@ -325,37 +325,6 @@ export function toQueryString(params: Record<string, unknown>): string {
   }
   const text = query.toString();
   return text ? `?${text}` : '';
-}
-
-/** Normalises the service root: no trailing `/`, no trailing `/api/v1`, http(s) only. */
-export function normalizeBaseUrl(raw: string): string {
-  let url: URL;
-  try {
-    url = new URL(raw.trim());
-  } catch {
-    // The value is not quoted: when apiKey and baseUrl are swapped by mistake, it is the key.
-    const swapped = raw.includes('://') ? '' : ' Are apiKey and baseUrl swapped?';
-    throw new PaymentsError(
-      `baseUrl must be an absolute http(s) URL such as "https://pay.example.com"; the value given (${raw.length} characters, not shown) is not one.${swapped}`,
-    );
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new PaymentsError(`baseUrl must use http or https, got ${JSON.stringify(url.protocol)}.`);
-  }
-  let path = url.pathname.replace(/\/+$/, '');
-  if (path.endsWith(API_PREFIX)) path = path.slice(0, -API_PREFIX.length).replace(/\/+$/, '');
-  return `${url.origin}${path}`;
-}
-
-/** Reads the key's kind from its text: `live` vs `test`/`sandbox` (service-api.md §5, rule 2). */
-export function modeOfKey(key: string): ClientMode {
-  const tokens = key.toLowerCase().split(/[^a-z0-9]+/);
-  if (tokens.includes('live')) return 'live';
-  if (tokens.includes('test') || tokens.includes('sandbox')) return 'sandbox';
-  const lower = key.toLowerCase();
-  if (lower.includes('live')) return 'live';
-  if (lower.includes('test') || lower.includes('sandbox')) return 'sandbox';
-  return 'unknown';
 }
 
 /** `true` when `Headers` accepts this value (and name); never lets its TypeError, which quotes the value, out. */

@@ -3,8 +3,9 @@
  * idempotency records, the clock. HTTP framing lives in `http.ts`; signing in `delivery.ts`.
  * Every rule cites the section of service-api.md it models.
  */
-import { modeOfKey } from '../core/client.js';
+
 import { isRecord } from '../core/errors.js';
+import { modeOfKey } from '../internal/config.js';
 import { currencyExponent } from '../money.js';
 import { CHECKOUT_SESSION_STATUSES, type CheckoutSession } from '../schemas/checkout-session.js';
 import { PAYMENT_STATUSES, type Payment } from '../schemas/payment.js';

@@ -6,7 +6,7 @@
  * page) and hand back the signed webhook delivery the service would send.
  */
 import type { HttpHandler } from 'msw';
-import { normalizeBaseUrl } from '../core/client.js';
+import { normalizeBaseUrl } from '../internal/config.js';
 import type { CheckoutSession } from '../schemas/checkout-session.js';
 import type { Payment } from '../schemas/payment.js';
 import type { PaymentLink } from '../schemas/payment-link.js';
