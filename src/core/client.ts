@@ -17,7 +17,7 @@ import { Payouts } from '../resources/payouts.js';
 import { Wallets } from '../resources/wallets.js';
 import { Webhooks } from '../resources/webhooks.js';
 import type { z } from '../schemas/shared.js';
-import { type ListEnvelope, listEnvelope } from '../schemas/shared.js';
+import { listEnvelope } from '../schemas/shared.js';
 import { VERSION } from '../version.js';
 import { APIPromise, type WithResponse } from './api-promise.js';
 
@@ -252,17 +252,18 @@ export class PaymentsClient {
     options: RequestOptions = {},
   ): PagePromise<T> {
     const envelopeSchema = listEnvelope(spec.item);
-    let filters = '';
-    const fetchPage = async (pathAndQuery: string): Promise<WithResponse<Page<T>>> => {
+    // Each page knows how to fetch the next: the path and query of its links.next, plus the first
+    // request's filters when the link dropped them (keepFilters).
+    const fetchPage = async (pathAndQuery: string, filters: string): Promise<WithResponse<Page<T>>> => {
       const { response, body } = await this.#get(pathAndQuery, options);
-      const envelope = checkResponse(envelopeSchema, body, `${spec.what} page`) as ListEnvelope<T>;
-      return { data: new Page(envelope, (next) => fetchPage(keepFilters(pathOfLink(next), filters))), response, replayed: false };
+      const envelope = checkResponse(envelopeSchema, body, `${spec.what} page`);
+      return { data: new Page(envelope, (next) => fetchPage(keepFilters(next, filters), filters)), response, replayed: false };
     };
     return new PagePromise(
       (async () => {
         const checked = checkParams(spec.params, params ?? {}, `${spec.what} list params`);
-        filters = toQueryString(checked as Record<string, unknown>);
-        return fetchPage(`${path}${filters}`);
+        const filters = toQueryString(checked as Record<string, unknown>);
+        return fetchPage(`${path}${filters}`, filters);
       })(),
     );
   }
@@ -301,17 +302,6 @@ export class PaymentsClient {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `PaymentsClient ${JSON.stringify(this.toJSON())}`;
   }
-}
-
-/**
- * The part of a `links.next` the client follows: its path from `/api/v1` on, and its query. The
- * origin is never used (issue: Laravel behind a proxy writes `http://` or internal hosts).
- */
-export function pathOfLink(link: string): string {
-  const url = new URL(link, 'http://link.invalid');
-  const at = url.pathname.indexOf(`${API_PREFIX}/`);
-  const path = at >= 0 ? url.pathname.slice(at + API_PREFIX.length) : url.pathname;
-  return `${path}${url.search}`;
 }
 
 /** Serialises list params; `Date` values become their UTC `YYYY-MM-DD` (API.md "Resources"). */

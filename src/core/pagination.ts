@@ -5,12 +5,13 @@
  * scheme) a link names.
  */
 
+import { API_PREFIX } from '../internal/config.js';
 import type { ListEnvelope, PageLinks, PageMeta } from '../schemas/shared.js';
 import { APIPromise, type WithResponse } from './api-promise.js';
 import { PaymentsError } from './errors.js';
 
-/** How a page fetches the page after it: given the `links.next` it read, returns that page. @internal */
-export type FetchPage<T> = (nextLink: string) => Promise<WithResponse<Page<T>>>;
+/** How a page fetches the page after it: given the path and query of its `links.next`, returns that page. @internal */
+export type FetchPage<T> = (pathAndQuery: string) => Promise<WithResponse<Page<T>>>;
 
 /** One page of a list. */
 export class Page<T> {
@@ -37,16 +38,17 @@ export class Page<T> {
 
   /** Fetches the next page. Throws a {@link PaymentsError} on the last page. */
   getNextPage(): APIPromise<Page<T>> {
-    const next = this.links.next;
-    if (!this.hasNextPage() || next == null) {
+    if (!this.hasNextPage()) {
       return new APIPromise(Promise.reject(new PaymentsError('This is the last page: links.next is null. Check hasNextPage() first.')));
     }
-    if (!parseLink(next)) {
+    const next = this.links.next as string;
+    const path = pathOfLink(next);
+    if (path === undefined) {
       return new APIPromise(
         Promise.reject(new PaymentsError(`links.next is not a URL (${JSON.stringify(next)}): the service sent a malformed page link.`)),
       );
     }
-    return new APIPromise(this.#fetchPage(next));
+    return new APIPromise(this.#fetchPage(path));
   }
 
   /** Keeps the page small in logs: items are listed, the fetch function is not. */
@@ -97,11 +99,6 @@ export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable
 }
 
 /**
- * What a `links.next` is remembered by in a walk: its path and query, the part the client follows.
- * `http://a/api/v1/payments?page=2` and `https://b/api/v1/payments?page=2` are the same request,
- * since the origin is never used (API.md "Pagination").
- */
-/**
  * The one page walk: every page from `first` on, each with its response, until `links.next` is
  * `null`. A link already visited in this walk would loop forever, so it stops the walk with a
  * {@link PaymentsError} (API.md "Pagination"). Only the current page is held: memory stays flat.
@@ -113,7 +110,9 @@ export async function* walkPages<T>(first: APIPromise<Page<T>>): AsyncGenerator<
   yield current;
   while (current.data.hasNextPage()) {
     const next = current.data.links.next as string;
-    const key = requestKey(next);
+    // Remembered by what is requested (pathOfLink): links that differ only in origin or in a prefix
+    // before /api/v1 are the same request.
+    const key = pathOfLink(next) ?? next;
     if (visited.has(key)) {
       throw new PaymentsError(
         `Pagination stopped: links.next (${next}) was already visited in this walk; the service is returning a loop.`,
@@ -125,18 +124,23 @@ export async function* walkPages<T>(first: APIPromise<Page<T>>): AsyncGenerator<
   }
 }
 
-function requestKey(link: string): string {
-  const url = parseLink(link);
-  return url ? `${url.pathname}${url.search}` : link;
-}
-
-// `new URL` in a try rather than `URL.parse`/`URL.canParse`, which some edge runtimes lack.
-function parseLink(link: string): URL | undefined {
+/**
+ * The part of a `links.next` the client follows: its path from `/api/v1` on, and its query;
+ * `undefined` when it is not a URL. The origin is never used, so the key never leaves for the host
+ * (or the plain-http scheme) a link names (API.md "Pagination"; Laravel behind a proxy writes
+ * `http://` or internal hosts).
+ */
+export function pathOfLink(link: string): string | undefined {
+  let url: URL;
+  // `new URL` in a try rather than `URL.parse`/`URL.canParse`, which some edge runtimes lack.
   try {
-    return new URL(link, 'http://link.invalid');
+    url = new URL(link, 'http://link.invalid');
   } catch {
     return undefined;
   }
+  const at = url.pathname.indexOf(`${API_PREFIX}/`);
+  const path = at >= 0 ? url.pathname.slice(at + API_PREFIX.length) : url.pathname;
+  return `${path}${url.search}`;
 }
 
 /**

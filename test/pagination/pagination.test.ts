@@ -226,6 +226,16 @@ describe('a links.next seen before stops the walk', () => {
     expect(log.map((r) => r.url.search)).toEqual(['', '?page=2', '?page=3']);
   });
 
+  it('links that differ only in a prefix before /api/v1 are the same request: the cycle is caught at once', async () => {
+    // Page 1 names page 2 behind a proxy prefix; page 2 names itself without it. Both are requested
+    // as /api/v1/payments?page=2, so page 2 is not fetched a second time.
+    feed({ pages: 3, next: { 1: 'http://internal:8080/gw/api/v1/payments?page=2', 2: `${ORIGIN}/api/v1/payments?page=2` } });
+    const error = await caught(() => makeClient().payments.list().toArray());
+    expect(error).toBeInstanceOf(PaymentsError);
+    expect((error as Error).message).toMatch(/already visited/);
+    expect(log.map((r) => r.url.search)).toEqual(['', '?page=2']);
+  });
+
   it('a malformed links.next is a PaymentsError, not a crash', async () => {
     feed({ pages: 2, next: { 1: 'http://[broken' } });
     const error = await caught(() => makeClient().payments.list().toArray());
