@@ -7,6 +7,7 @@ import {
   type ListParamsBase,
   listParamsShape,
   minorUnits,
+  nullableString,
   type OpenEnum,
   openEnum,
   positiveMinorUnits,
@@ -46,8 +47,6 @@ export interface CheckoutSession {
   /** Fields the SDK does not know yet are kept. */
   [key: string]: unknown;
 }
-
-const nullableString = z.nullable(z.string());
 
 /** Schema of {@link CheckoutSession}: loose, integer amount, open status. */
 export const CheckoutSessionSchema: z.ZodMiniType<CheckoutSession> = z.looseObject({

@@ -1,5 +1,13 @@
 import * as z from 'zod/mini';
-import { currencyCode, type ListParamsBase, listParamsShape, minorUnits, type OpenEnum, positiveMinorUnits } from './shared.js';
+import {
+  currencyCode,
+  type ListParamsBase,
+  listParamsShape,
+  minorUnits,
+  nonEmptyString,
+  type OpenEnum,
+  positiveMinorUnits,
+} from './shared.js';
 
 /**
  * A reusable payment link (service-api.md §2.4). Only partly documented: known fields typed, the rest
@@ -49,7 +57,7 @@ export interface PaymentLinkCreateParams {
 export const PaymentLinkCreateParamsSchema: z.ZodMiniType<PaymentLinkCreateParams> = z.looseObject({
   // No length limit of its own: service-api.md §8 gives none for links, and inventing one could
   // refuse a title the service accepts.
-  title: z.optional(z.string().check(z.minLength(1))),
+  title: z.optional(nonEmptyString),
   currency: z.optional(currencyCode),
   amount: z.optional(positiveMinorUnits),
   minimum_amount: z.optional(positiveMinorUnits),
@@ -63,6 +71,6 @@ export interface PaymentLinkListParams extends ListParamsBase {
 
 /** Schema of {@link PaymentLinkListParams}: loose. */
 export const PaymentLinkListParamsSchema: z.ZodMiniType<PaymentLinkListParams> = z.looseObject({
-  status: z.optional(z.string().check(z.minLength(1))),
+  status: z.optional(nonEmptyString),
   ...listParamsShape,
 });

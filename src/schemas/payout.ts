@@ -5,6 +5,7 @@ import {
   type ListParamsBase,
   listParamsShape,
   minorUnits,
+  nonEmptyString,
   type OpenEnum,
   phoneNumber,
   positiveMinorUnits,
@@ -72,9 +73,9 @@ export const PayoutCreateParamsSchema: z.ZodMiniType<PayoutCreateParams> = z.loo
   amount: positiveMinorUnits,
   currency: currencyCode,
   destination: z.looseObject({
-    type: z.string().check(z.minLength(1)),
+    type: nonEmptyString,
     country: z.optional(countryCode),
-    provider: z.optional(z.string().check(z.minLength(1))),
+    provider: z.optional(nonEmptyString),
     phone: z.optional(phoneNumber),
   }),
 }) as z.ZodMiniType<PayoutCreateParams>;
@@ -87,6 +88,6 @@ export interface PayoutListParams extends ListParamsBase {
 
 /** Schema of {@link PayoutListParams}: loose. */
 export const PayoutListParamsSchema: z.ZodMiniType<PayoutListParams> = z.looseObject({
-  status: z.optional(z.string().check(z.minLength(1))),
+  status: z.optional(nonEmptyString),
   ...listParamsShape,
 });

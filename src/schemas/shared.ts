@@ -74,7 +74,11 @@ export interface ListEnvelope<T> {
   [key: string]: unknown;
 }
 
-const nullableString = z.nullable(z.string());
+/** A string or `null`, as the service sends optional text fields. */
+export const nullableString = z.nullable(z.string());
+
+/** A string with at least one character (operator codes, destination types, filters). */
+export const nonEmptyString = z.string().check(z.minLength(1));
 
 /** Schema of {@link PageLinks}. */
 export const PageLinksSchema: z.ZodMiniType<PageLinks> = z.looseObject({
