@@ -7,7 +7,7 @@
  *   npm run test:runtimes      (builds with tsup first, then runs this file on the pinned Node 24)
  *
  * How the package reaches each runtime: `npm pack` → extracted into a throwaway consumer directory
- * (os.tmpdir()) as node_modules/payments-sdk, with its dependencies (ky, zod) symlinked from this
+ * (os.tmpdir()) as node_modules/payments-sdk, with its dependencies (zod) symlinked from this
  * repo's node_modules. So every runtime resolves `payments-sdk` through the published `exports`
  * and `files`, offline, exactly as after `npm install payments-sdk`; the repo's tsconfig `paths`
  * (which map the name to src/ for tests) are out of reach.

@@ -1,9 +1,14 @@
 /**
- * The transport: ky does the retrying, the per-attempt timeout and `Retry-After`; this module is the
- * one place that configures it (API.md "Idempotency and retries") and turns whatever ky or fetch
+ * The transport: one `fetch` per attempt, the SDK's own retry loop, per-attempt timeout and
+ * `Retry-After` (API.md "Idempotency and retries"), and the one place that turns whatever fetch
  * throws into the SDK's errors.
+ *
+ * Why not ky, the design card's HTTP library (the transport until this change): measured on
+ * this machine, ky alone costs 1.26–1.49× a raw `fetch` per loopback request (a `Request` built and
+ * cloned per attempt, options merged and retry settings normalised per call), against the ≤ 1.15×
+ * budget of the whole SDK (issue 7), and it is 8.3 KB gzip of the 25 KB client budget (issue 6).
+ * Everything the SDK used it for is below, in about 1.5 KB: see BENCHMARKS.md.
  */
-import type { HTTPError, KyInstance } from 'ky';
 import {
   APIConnectionError,
   APIError,
@@ -11,11 +16,13 @@ import {
   APIUserAbortError,
   makeAPIError,
   PaymentsError,
+  parseRetryAfter,
   ResponseValidationError,
   safeString,
 } from '../core/errors.js';
 import type { Logger } from './logger.js';
 import { redactHeaders, redactSecrets } from './logger.js';
+import { sleep } from './sleep.js';
 
 /** Statuses retried (API.md): 408, 429 and the 5xx that mean "try again". 409 and other 4xx never are. */
 export const RETRY_STATUSES = [408, 429, 500, 502, 503, 504] as const;
@@ -77,122 +84,145 @@ class MalformedBodyError extends Error {
   }
 }
 
-const parsedBodies = new WeakMap<Response, unknown>();
-// The text of each non-2xx answer, for the error: ky would parse error bodies only by content type,
-// and drop a body that says JSON but is not (an HTML page from a proxy).
-const errorTexts = new WeakMap<Response, string>();
+/** A non-2xx answer, its body read and the key redacted: retried when its status is, then mapped by makeAPIError. */
+class StatusError extends Error {
+  readonly status: number;
+  readonly headers: Headers;
+  readonly text: string;
+  constructor(status: number, headers: Headers, text: string) {
+    super(`status ${status}`);
+    this.status = status;
+    this.headers = headers;
+    this.text = text;
+  }
+}
+
+/** The SDK's own per-attempt timer fired (a fetch that throws a `TimeoutError` itself is mapped by name). */
+class AttemptTimeoutError extends Error {
+  override readonly name = 'TimeoutError';
+}
+
+/** The caller's signal aborted the attempt: never retried. */
+class CallerAbortError extends Error {}
 
 /**
- * Wraps `fetch` so that each attempt reads the whole body before it counts as answered. A socket
- * reset or a stall in the middle of the body then fails the attempt, inside ky's per-attempt
- * timeout and retry loop, instead of after it: a creation whose answer was cut short is retried
- * with the same Idempotency-Key and the service replays it (service-api.md §5.2).
+ * One attempt: fetch, then the WHOLE body, under one per-attempt timer. A socket reset or a stall in
+ * the middle of the body then fails the attempt, which is retried with the same Idempotency-Key and
+ * replayed by the service (service-api.md §5.2), instead of failing after the retries are spent.
+ *
+ * The timer and the caller's signal settle the attempt themselves, not only through `fetch`'s
+ * signal: a custom `fetch` (a mock, a proxy) that ignores its signal still times out.
  */
-function bufferingFetch(inner: typeof fetch): typeof fetch {
-  return async (input, init) => {
-    const received = await inner(input, init);
-    // A service or proxy that echoes the request ("Invalid key: Bearer sk_…", a header, a 2xx page)
-    // must not put the key into anything the SDK hands back (API.md "Client": never in an error).
-    // Redacting here, once, covers every status, the body text and the header values.
-    const secrets = credentialsOf(input instanceof Request ? input.headers : new Headers(init?.headers));
-    const text = redactSecrets(await received.text(), secrets);
-    const noBody = text === '' || received.status === 204 || received.status === 205 || received.status === 304;
-    const headers = redactHeaderValues(received.headers, secrets);
-    // A 2xx is handed on as received, its body read and parsed here: building a new Response would
-    // cost a web stream per call (~14 µs, BENCHMARKS.md 1). A new one is built only when it must
-    // differ: an error answer or headers that echoed the key. It carries no body: the text is kept
-    // in errorTexts, so ky has nothing to read and parse a second time into HTTPError.data.
-    const response =
-      received.ok && headers === received.headers
-        ? received
-        : new Response(null, { status: received.status, statusText: received.statusText, headers });
-    if (response !== received) {
-      // A constructed Response has an empty `url` and `redirected` false; keep the received ones so
-      // `.withResponse().response` tells where the answer came from.
-      Object.defineProperties(response, { url: { value: received.url }, redirected: { value: received.redirected } });
-    }
-    if (!received.ok) errorTexts.set(response, text);
-    if (received.ok && !noBody) {
-      try {
-        parsedBodies.set(response, JSON.parse(text));
-      } catch {
-        throw new MalformedBodyError(text);
-      }
-    }
-    return response;
-  };
+function attempt(
+  fetchImpl: typeof fetch,
+  req: TransportRequest,
+  init: RequestInit,
+  secrets: readonly string[],
+): Promise<TransportResponse> {
+  return new Promise((resolve, reject) => {
+    const controller = new AbortController();
+    const signal = req.signal;
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    // Whatever a custom fetch throws is kept as thrown (even `undefined`): toSDKError maps it.
+    const fail = (error: unknown, reason?: unknown) => {
+      done();
+      reject(error);
+      // Also cancels the body of an answer already received (a stall mid-body).
+      controller.abort(reason);
+    };
+    const timer = setTimeout(() => {
+      const error = new AttemptTimeoutError(`No answer within ${req.timeout} ms.`);
+      fail(error, error);
+    }, req.timeout);
+    const onAbort = () => fail(new CallerAbortError(), signal?.reason);
+    signal?.addEventListener('abort', onAbort);
+    init.signal = controller.signal;
+    read(fetchImpl, req.url, init, secrets).then((value) => {
+      done();
+      resolve(value);
+    }, fail);
+  });
 }
 
-// ky is loaded on the first request, not with the SDK: its import runs a feature test that starts
-// Node's fetch machinery (undici), 30–45 ms of a cold start (BENCHMARKS.md, "cold import"). The
-// first request pays it, exactly as a plain `fetch` would.
-let kyModule: Promise<typeof import('./ky.js')> | undefined;
-function loadKy(): Promise<typeof import('./ky.js')> {
-  kyModule ??= import('./ky.js');
-  return kyModule;
+/** Sends, reads the body as text with the key redacted, and parses a 2xx; a non-2xx rejects with {@link StatusError}. */
+async function read(fetchImpl: typeof fetch, url: string, init: RequestInit, secrets: readonly string[]): Promise<TransportResponse> {
+  const received = await fetchImpl(url, init);
+  // A service or proxy that echoes the request ("Invalid key: Bearer sk_…", a header, a 2xx page)
+  // must not put the key into anything the SDK hands back (API.md "Client": never in an error).
+  // Redacting here, once, covers every status, the body text and the header values.
+  const text = redactSecrets(await received.text(), secrets);
+  const headers = redactHeaderValues(received.headers, secrets);
+  if (!received.ok) throw new StatusError(received.status, headers, text);
+  let body: unknown;
+  if (text !== '' && received.status !== 204 && received.status !== 205) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new MalformedBodyError(text);
+    }
+  }
+  // A 2xx is handed on as received (its body read): a new Response would cost a web stream per call.
+  // One is built only when the headers echoed the key. A constructed Response has an empty `url`
+  // and `redirected` false: the received ones are kept, so `.withResponse().response` tells where
+  // the answer came from.
+  let response = received;
+  if (headers !== received.headers) {
+    response = new Response(null, { status: received.status, statusText: received.statusText, headers });
+    Object.defineProperties(response, { url: { value: received.url }, redirected: { value: received.redirected } });
+  }
+  return { response, body };
 }
 
-/** Builds the transport of a client: one ky instance per retry limit, made on first use. */
+/** Retried failures (API.md): the statuses of {@link RETRY_STATUSES}, timeouts, network errors, cut bodies. */
+function isRetryable(error: unknown): boolean {
+  if (error instanceof StatusError) return (RETRY_STATUSES as readonly number[]).includes(error.status);
+  // fetch rejects with a TypeError on a network error (Fetch standard), and so does reading a body
+  // whose connection dropped (undici's "terminated"): the same request may well succeed again.
+  return error instanceof AttemptTimeoutError || error instanceof MalformedBodyError || error instanceof TypeError;
+}
+
+/**
+ * Milliseconds before retry number `retry`: the service's `Retry-After` on a retried status (seconds
+ * or HTTP date, capped at {@link MAX_RETRY_AFTER_MS}), else the backoff.
+ */
+function retryDelay(error: unknown, retry: number, backoff: RetryBackoff): number {
+  const seconds = error instanceof StatusError ? parseRetryAfter(error.headers.get('retry-after')) : undefined;
+  return seconds === undefined ? backoffDelay(retry, backoff) : Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
+}
+
+/** Builds the transport of a client. */
 export function createTransport(config: TransportConfig) {
   const backoff = config.backoff ?? {};
   const logger = config.logger;
   // Resolved per call, not captured: tests and merchants may swap globalThis.fetch after construction.
   const fetchImpl: typeof fetch = config.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  // Cached per retry limit: passing `retry` on each call made ky merge and normalise it every time.
-  const instances = new Map<number, Promise<KyInstance>>();
-  const instanceFor = (limit: number): Promise<KyInstance> => {
-    let instance = instances.get(limit);
-    if (!instance) {
-      instance = loadKy().then(({ ky }) => createKy(ky, limit));
-      instances.set(limit, instance);
-    }
-    return instance;
-  };
-
-  const createKy = (ky: KyInstance, limit: number): KyInstance =>
-    ky.create({
-      fetch: bufferingFetch(fetchImpl),
-      throwHttpErrors: true,
-      retry: {
-        limit,
-        methods: ['get', 'post'],
-        statusCodes: [...RETRY_STATUSES],
-        // Honour Retry-After on every retried status, not only ky's default 413/429/503.
-        afterStatusCodes: [...RETRY_STATUSES],
-        maxRetryAfter: MAX_RETRY_AFTER_MS,
-        // The whole backoff (exponential + jitter) is ours; ky's own jitter stays off. A Retry-After
-        // bypasses this function: ky waits exactly what the service asked, up to maxRetryAfter.
-        delay: (attempt) => backoffDelay(attempt, backoff),
-        retryOnTimeout: true,
-        // A cut or garbled 2xx body is retried like a reset; ky leaves every other error to its defaults.
-        shouldRetry: ({ error }) => (error instanceof MalformedBodyError ? true : undefined),
-      },
-      hooks: logger
-        ? {
-            beforeRetry: [
-              ({ request, error, retryCount }) => {
-                logger.info(`payments-sdk: retry ${retryCount} of ${request.method} ${request.url} after ${describeKyError(error)}`);
-              },
-            ],
-          }
-        : {},
-    });
 
   /** Sends one call (with its retries). Resolves on 2xx; rejects with an SDK error. */
   return async function send(req: TransportRequest): Promise<TransportResponse> {
     logger?.debug(`payments-sdk: → ${req.method} ${req.url}`, { headers: redactHeaders(req.headers) });
     const started = Date.now();
+    const secrets = credentialsOf(req.headers);
+    if (req.body !== undefined) req.headers.set('Content-Type', 'application/json');
+    const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
     try {
-      const instance = await instanceFor(req.maxRetries);
-      const response = await instance(req.url, {
-        method: req.method,
-        headers: req.headers,
-        json: req.body,
-        timeout: req.timeout,
-        signal: req.signal,
-      });
-      logger?.debug(`payments-sdk: ← ${response.status} ${req.method} ${req.url} (${Date.now() - started} ms)`);
-      return { response, body: parsedBodies.get(response) };
+      for (let retry = 0; ; retry++) {
+        // Checked before each attempt: an aborted signal sends nothing.
+        if (req.signal?.aborted) throw new CallerAbortError();
+        try {
+          const answer = await attempt(fetchImpl, req, { method: req.method, headers: req.headers, body: payload }, secrets);
+          logger?.debug(`payments-sdk: ← ${answer.response.status} ${req.method} ${req.url} (${Date.now() - started} ms)`);
+          return answer;
+        } catch (error) {
+          if (retry >= req.maxRetries || req.signal?.aborted || !isRetryable(error)) throw error;
+          logger?.info(`payments-sdk: retry ${retry + 1} of ${req.method} ${req.url} after ${describeFailure(error)}`);
+          await sleep(retryDelay(error, retry + 1, backoff), req.signal).catch(() => {
+            throw new CallerAbortError();
+          });
+        }
+      }
     } catch (error) {
       const mapped = toSDKError(error, req);
       // A refusal (4xx: the request itself was wrong) is a warning; the service or the network failing
@@ -207,47 +237,34 @@ export function createTransport(config: TransportConfig) {
 /** The function {@link createTransport} returns. */
 export type Send = ReturnType<typeof createTransport>;
 
-/** Maps ky's and fetch's errors to the SDK's classes. Never keeps ky's error: it holds the Request, and so the key. */
+/** Maps what an attempt or a custom fetch throws to the SDK's classes. */
 export function toSDKError(error: unknown, req: Pick<TransportRequest, 'timeout' | 'signal' | 'method' | 'url'>): PaymentsError {
   if (error instanceof PaymentsError) return error;
-  if (isKyHTTPError(error)) {
-    // The text as bufferingFetch kept it (the key already redacted there); every answer goes through it.
-    const text = errorTexts.get(error.response) ?? '';
+  if (error instanceof StatusError) {
     return makeAPIError({
-      status: error.response.status,
-      body: text === '' ? undefined : reparse(text),
-      headers: error.response.headers,
+      status: error.status,
+      body: error.text === '' ? undefined : reparse(error.text),
+      headers: error.headers,
     }) as APIError;
   }
-  if (req.signal?.aborted) {
-    return new APIUserAbortError(`${req.method} ${req.url} was aborted by the caller's signal.`, { cause: req.signal.reason });
+  if (req.signal?.aborted || error instanceof CallerAbortError) {
+    return new APIUserAbortError(`${req.method} ${req.url} was aborted by the caller's signal.`, { cause: req.signal?.reason });
   }
   if (isNamedError(error, 'TimeoutError')) {
-    // ky's TimeoutError holds the Request (and so the key): the cause is a fresh DOMException instead.
     const cause = new DOMException(`No answer within ${req.timeout} ms.`, 'TimeoutError');
     return new APITimeoutError(`${req.method} ${req.url} timed out: no answer within ${req.timeout} ms on the last attempt.`, { cause });
   }
-  if (isNamedError(error, 'NetworkError')) {
-    const cause = (error as { cause?: unknown }).cause;
-    return new APIConnectionError(`Connection error on ${req.method} ${req.url}: ${describeCause(cause)}`, { cause });
-  }
   if (error instanceof MalformedBodyError) {
     return new ResponseValidationError([{ path: [], message: 'the body is not valid JSON' }], error.text);
+  }
+  if (error instanceof TypeError) {
+    return new APIConnectionError(`Connection error on ${req.method} ${req.url}: ${describeCause(error)}`, { cause: error });
   }
   const message = error instanceof Error ? `${error.name}: ${error.message}` : safeString(error);
   return new APIConnectionError(`Request ${req.method} ${req.url} failed: ${message}`, { cause: error });
 }
 
-/**
- * ky's HTTPError, recognised by shape (ky is loaded lazily, so no class to test against): ky's own
- * `isHTTPError` matches by name only, and another library's error named 'HTTPError', thrown by a
- * custom fetch, has no `response`.
- */
-function isKyHTTPError(error: unknown): error is HTTPError {
-  return isNamedError(error, 'HTTPError') && (error as { response?: unknown }).response instanceof Response;
-}
-
-/** An Error of that name: how ky names its TimeoutError and NetworkError (its own guards do the same). */
+/** An Error of that name (a `DOMException` TimeoutError from `AbortSignal.timeout()` is one). */
 function isNamedError(error: unknown, name: string): error is Error {
   return error instanceof Error && error.name === name;
 }
@@ -284,16 +301,15 @@ function reparse(data: string): unknown {
   }
 }
 
-function describeCause(cause: unknown): string {
-  if (!(cause instanceof Error)) return 'no answer';
-  const inner = (cause as { cause?: { code?: string; message?: string } }).cause;
-  const code = inner?.code ?? (cause as { code?: string }).code;
-  return code ? `${cause.message} (${code})` : cause.message;
+function describeCause(error: Error): string {
+  // undici: TypeError('fetch failed') whose cause is the socket's error, with a `code` (ECONNREFUSED...).
+  const code = (error as { cause?: { code?: unknown } }).cause?.code;
+  return typeof code === 'string' ? `${error.message} (${code})` : error.message;
 }
 
-function describeKyError(error: unknown): string {
-  if (isKyHTTPError(error)) return `status ${error.response.status}`;
-  if (isNamedError(error, 'TimeoutError')) return 'a timeout';
+function describeFailure(error: unknown): string {
+  if (error instanceof StatusError) return `status ${error.status}`;
+  if (error instanceof AttemptTimeoutError) return 'a timeout';
   if (error instanceof MalformedBodyError) return 'a malformed body';
   return 'a connection error';
 }

@@ -79,6 +79,10 @@ function describe(issue: RawIssue, value: unknown): string {
       if (issue.format === 'email') return `must be a valid e-mail address, got ${show(value)}`;
       if (issue.format === 'url') return `must be an http(s) URL, got ${show(value)}`;
       return `has an invalid format, got ${show(value)}`;
+    case 'custom':
+      // A format checked by a refinement rather than by zod's own (schemas/shared.ts httpUrl).
+      if (issue.params?.format === 'url') return `must be an http(s) URL, got ${show(value)}`;
+      return `is invalid, got ${show(value)}`;
     case 'invalid_value':
       return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${show(value)}`;
     default:

@@ -10,6 +10,7 @@ import {
   nullableString,
   type OpenEnum,
   openEnum,
+  plainObject,
   positiveMinorUnits,
   statusFilter,
 } from './shared.js';
@@ -108,7 +109,7 @@ export const CheckoutSessionCreateParamsSchema: z.ZodMiniType<CheckoutSessionCre
   payer_phone: z.optional(boundedString(20)),
   success_url: z.optional(httpUrl),
   cancel_url: z.optional(httpUrl),
-  metadata: z.optional(z.record(z.string(), z.unknown())),
+  metadata: z.optional(plainObject('must be an object of keys to values')),
 });
 
 /** Filters of `GET /api/v1/checkout-sessions` (service-api.md §4.5). */

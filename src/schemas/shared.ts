@@ -39,9 +39,28 @@ export function boundedString(max: number) {
 /**
  * An http(s) URL of at most 2048 characters (service-api.md §8). Not `z.httpUrl()`: it demands a
  * dotted domain name and so refuses `http://localhost:3000/thanks` or `http://127.0.0.1/cb`, the
- * return URLs a merchant uses while developing.
+ * return URLs a merchant uses while developing. Not `z.url()` either: it is 0.5 KB gzip of the
+ * client bundle (issue 6) for what the WHATWG parser below already decides.
  */
-export const httpUrl = z.url({ protocol: /^https?$/ }).check(z.maxLength(2048));
+export const httpUrl = z.string().check(z.maxLength(2048), z.refine(isHttpUrl, { params: { format: 'url' } }));
+
+/** `true` for an absolute http(s) URL with a host, as the WHATWG URL parser (and so the service's browser) reads it. */
+function isHttpUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * An object of string keys, as JSON has them (a `metadata` param). One check instead of
+ * `z.record(z.string(), z.unknown())`, which costs 0.6 KB gzip of the client bundle (issue 6).
+ */
+export function plainObject(error: string) {
+  return z.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), { error });
+}
 
 /** E-mail address. */
 export const email = z.email({ error: 'must be a valid e-mail address' });

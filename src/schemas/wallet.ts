@@ -8,8 +8,14 @@ export interface Wallet {
 /** Schema of {@link Wallet}: any object. */
 export const WalletSchema: z.ZodMiniType<Wallet> = z.looseObject({});
 
-/** `GET /api/v1/wallets` answers `{ data: [...] }`; a bare array is accepted too. */
+/**
+ * `GET /api/v1/wallets` answers `{ data: [...] }`; a bare array is accepted too. The envelope is
+ * unwrapped first, then the array checked: a union would say the same at 0.4 KB gzip more in the
+ * client bundle (issue 6), and its issues would not point at the bad wallet.
+ */
 export const WalletListSchema: z.ZodMiniType<Wallet[]> = z.pipe(
-  z.union([z.looseObject({ data: z.array(WalletSchema) }), z.array(WalletSchema)]),
-  z.transform((value): Wallet[] => (Array.isArray(value) ? value : (value.data as Wallet[]))),
+  z.transform((value: unknown) =>
+    typeof value === 'object' && value !== null && !Array.isArray(value) && 'data' in value ? value.data : value,
+  ),
+  z.array(WalletSchema),
 ) as unknown as z.ZodMiniType<Wallet[]>;

@@ -206,6 +206,15 @@ describe('wallets.list', () => {
     server.use(http.get(`${API_URL}/wallets`, () => HttpResponse.json({ message: 'KYC non approuvé.' }, { status: 403 })));
     expect(await caught(() => makeClient().wallets.list())).toBeInstanceOf(PermissionDeniedError);
   });
+
+  it('a wallet that is not an object is named by its index, whether the list came wrapped or bare', async () => {
+    for (const body of [{ data: [wallets[0], 'XOF'] }, [wallets[0], 'XOF']]) {
+      server.use(http.get(`${API_URL}/wallets`, () => HttpResponse.json(body)));
+      const error = await caught(() => makeClient().wallets.list());
+      expect(error).toBeInstanceOf(ResponseValidationError);
+      expect((error as ResponseValidationError).issues.map((i) => i.path.join('.'))).toEqual(['1']);
+    }
+  });
 });
 
 describe('create params of the partly documented resources', () => {
