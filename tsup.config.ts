@@ -24,7 +24,7 @@ export default defineConfig({
   splitting: true,
   // Dependencies and the optional msw peer stay imports (a subpath such as `zod/mini` included), and
   // so do Node builtins (platform 'neutral' does not know them; only src/testing may import them).
-  external: ['msw', 'ky', 'zod', /^node:/],
+  external: ['msw', 'zod', /^node:/],
   // tsup strips `node:` by default (for Node < 14.18). Keep it: Deno, Bun and Workers' nodejs_compat
   // resolve `node:http` reliably, a bare `http` not always.
   removeNodeProtocol: false,

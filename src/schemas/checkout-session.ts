@@ -12,6 +12,7 @@ import {
   openEnum,
   plainObject,
   positiveMinorUnits,
+  responseObject,
   statusFilter,
 } from './shared.js';
 
@@ -50,7 +51,7 @@ export interface CheckoutSession {
 }
 
 /** Schema of {@link CheckoutSession}: loose, integer amount, open status. */
-export const CheckoutSessionSchema: z.ZodMiniType<CheckoutSession> = z.looseObject({
+export const CheckoutSessionSchema: z.ZodMiniType<CheckoutSession> = responseObject({
   reference: z.string(),
   amount: minorUnits,
   currency: z.string(),

@@ -7,6 +7,7 @@ import {
   nonEmptyString,
   type OpenEnum,
   positiveMinorUnits,
+  responseObject,
 } from './shared.js';
 
 /**
@@ -30,7 +31,7 @@ export interface PaymentLink {
 }
 
 /** Schema of {@link PaymentLink}. */
-export const PaymentLinkSchema: z.ZodMiniType<PaymentLink> = z.looseObject({
+export const PaymentLinkSchema: z.ZodMiniType<PaymentLink> = responseObject({
   url: z.string(),
   uuid: z.string(),
   title: z.optional(z.nullable(z.string())),

@@ -12,6 +12,7 @@ import {
   openEnum,
   phoneNumber,
   positiveMinorUnits,
+  responseObject,
   statusFilter,
 } from './shared.js';
 
@@ -56,7 +57,7 @@ export interface Payment {
 }
 
 /** Schema of {@link Payment}: loose (unknown fields kept), integer amounts, open status. */
-export const PaymentSchema: z.ZodMiniType<Payment> = z.looseObject({
+export const PaymentSchema: z.ZodMiniType<Payment> = responseObject({
   uuid: z.string(),
   checkout_session: z.nullable(z.string()),
   gross_amount: minorUnits,

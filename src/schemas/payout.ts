@@ -9,6 +9,7 @@ import {
   type OpenEnum,
   phoneNumber,
   positiveMinorUnits,
+  responseObject,
 } from './shared.js';
 
 /** Where a payout goes (service-api.md §2.3). Only the mobile-money shape is documented. */
@@ -44,7 +45,7 @@ export interface Payout {
 }
 
 /** Schema of {@link Payout}: every known field optional but typed; amount must be an integer. */
-export const PayoutSchema: z.ZodMiniType<Payout> = z.looseObject({
+export const PayoutSchema: z.ZodMiniType<Payout> = responseObject({
   // One check rather than a union of string and number, so a bad id is reported at `id`.
   id: z.optional(
     z.custom<string | number>((value) => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)), {
@@ -54,7 +55,7 @@ export const PayoutSchema: z.ZodMiniType<Payout> = z.looseObject({
   amount: z.optional(minorUnits),
   currency: z.optional(z.string()),
   status: z.optional(z.string()),
-  destination: z.optional(z.looseObject({ type: z.string() })),
+  destination: z.optional(responseObject({ type: z.string() })),
 });
 
 /** Body of `POST /api/v1/payouts` (service-api.md §4.7). Live keys only. Unknown keys pass through. */

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { responseObject } from './shared.js';
 
 /** A wallet balance (service-api.md §2.5, §4.9). Its fields are not documented: all pass through. */
 export interface Wallet {
@@ -6,7 +7,7 @@ export interface Wallet {
 }
 
 /** Schema of {@link Wallet}: any object. */
-export const WalletSchema: z.ZodMiniType<Wallet> = z.looseObject({});
+export const WalletSchema: z.ZodMiniType<Wallet> = responseObject({});
 
 /**
  * `GET /api/v1/wallets` answers `{ data: [...] }`; a bare array is accepted too. The envelope is
