@@ -71,6 +71,9 @@ export interface RequestOptions {
 
 const MAX_TIMEOUT = 2_147_483_647;
 
+/** Headers the SDK sets on every call, whatever the caller's `headers` say. */
+const OWNED_HEADERS = ['authorization', 'accept', 'user-agent'];
+
 /** The payments service client. */
 export class PaymentsClient {
   /** Direct mobile-money charges. */
@@ -99,6 +102,8 @@ export class PaymentsClient {
   readonly #apiKey: string;
   readonly #webhookSecret: string | string[] | undefined;
   readonly #defaultHeaders: Record<string, string>;
+  /** The headers of a call without per-call headers: built once (a `Headers` is still made per call, as fetch may keep it). */
+  readonly #baseHeaders: [string, string][];
   readonly #send: Send;
   // Computed once: the runtime does not change under a client.
   readonly #userAgent = `payments-sdk/${VERSION} (${runtimeName()})`;
@@ -138,8 +143,10 @@ export class PaymentsClient {
     this.timeout = checkTimeout(options.timeout ?? 30_000, 'timeout');
     this.maxRetries = checkRetries(options.maxRetries ?? 2, 'maxRetries');
     this.#defaultHeaders = checkHeaders(options.headers, 'headers');
+    this.#baseHeaders = Object.entries(this.#fixedHeaders(this.#defaultHeaders));
     this.#send = createTransport({
       fetch: options.fetch,
+      apiKey,
       logger: levelledLogger(options.logger, options.logLevel),
       backoff: options.retryBackoff,
     });
@@ -277,12 +284,25 @@ export class PaymentsClient {
   }
 
   #headers(options: RequestOptions): Headers {
+    // The common call has no headers of its own: its list is built once, at construction.
+    if (options.headers === undefined) return new Headers(this.#baseHeaders);
     const headers = new Headers(this.#defaultHeaders);
     for (const [k, v] of Object.entries(checkHeaders(options.headers, 'options.headers'))) headers.set(k, v);
-    headers.set('Authorization', `Bearer ${this.#apiKey}`);
-    headers.set('Accept', 'application/json');
-    headers.set('User-Agent', this.#userAgent);
+    // #fixedHeaders put the SDK's own headers last in #baseHeaders.
+    for (const [k, v] of this.#baseHeaders.slice(-OWNED_HEADERS.length)) headers.set(k, v);
     return headers;
+  }
+
+  /** `headers` with the ones the SDK owns set last, whatever their letter case: a caller's own never replace them. */
+  #fixedHeaders(headers: Record<string, string>): Record<string, string> {
+    const out: Record<string, string> = {};
+    for (const [name, value] of Object.entries(headers)) {
+      if (!OWNED_HEADERS.includes(name.toLowerCase())) out[name] = value;
+    }
+    out.authorization = `Bearer ${this.#apiKey}`;
+    out.accept = 'application/json';
+    out['user-agent'] = this.#userAgent;
+    return out;
   }
 
   #attemptOptions(options: RequestOptions) {

@@ -54,6 +54,8 @@ export function backoffDelay(attempt: number, backoff: RetryBackoff = {}, random
 /** Settings fixed when the client is built. */
 export interface TransportConfig {
   fetch?: typeof fetch;
+  /** The client's API key: redacted from every answer (the only secret a request carries). */
+  apiKey: string;
   logger?: Logger;
   backoff?: RetryBackoff;
 }
@@ -197,6 +199,7 @@ function retryDelay(error: unknown, retry: number, backoff: RetryBackoff): numbe
 export function createTransport(config: TransportConfig) {
   const backoff = config.backoff ?? {};
   const logger = config.logger;
+  const secrets = [config.apiKey];
   // Resolved per call, not captured: tests and merchants may swap globalThis.fetch after construction.
   const fetchImpl: typeof fetch = config.fetch ?? ((input, init) => globalThis.fetch(input, init));
 
@@ -204,7 +207,6 @@ export function createTransport(config: TransportConfig) {
   return async function send(req: TransportRequest): Promise<TransportResponse> {
     logger?.debug(`payments-sdk: → ${req.method} ${req.url}`, { headers: redactHeaders(req.headers) });
     const started = Date.now();
-    const secrets = credentialsOf(req.headers);
     if (req.body !== undefined) req.headers.set('Content-Type', 'application/json');
     const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
     try {
@@ -281,13 +283,6 @@ function redactHeaderValues(headers: Headers, secrets: readonly string[]): Heade
     out.append(name, redactSecrets(value, secrets));
   });
   return out;
-}
-
-/** The secrets a request carries: the bearer token of its Authorization header. */
-function credentialsOf(headers: Headers | undefined): string[] {
-  const auth = headers?.get('authorization');
-  if (!auth) return [];
-  return [auth.replace(/^Bearer\s+/i, '')];
 }
 
 /** An error body as JSON when it is JSON (whatever its content type says), else as text. */
