@@ -14,6 +14,7 @@ import {
   APIError,
   APITimeoutError,
   APIUserAbortError,
+  InvalidParamsError,
   makeAPIError,
   PaymentsError,
   parseRetryAfter,
@@ -208,8 +209,8 @@ export function createTransport(config: TransportConfig) {
     logger?.debug(`payments-sdk: → ${req.method} ${req.url}`, { headers: redactHeaders(req.headers) });
     const started = Date.now();
     if (req.body !== undefined) req.headers.set('Content-Type', 'application/json');
-    const payload = req.body === undefined ? undefined : JSON.stringify(req.body);
     try {
+      const payload = req.body === undefined ? undefined : toJson(req.body);
       for (let retry = 0; ; retry++) {
         // Checked before each attempt: an aborted signal sends nothing.
         if (req.signal?.aborted) throw new CallerAbortError();
@@ -283,6 +284,20 @@ function redactHeaderValues(headers: Headers, secrets: readonly string[]): Heade
     out.append(name, redactSecrets(value, secrets));
   });
   return out;
+}
+
+/**
+ * The body as JSON text. Params passed their schema, but a `metadata` value may still be a BigInt or
+ * hold a cycle: that is bad input, named as such before anything is sent, not a connection error.
+ */
+function toJson(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch (error) {
+    // First line only: V8 draws the cycle over several lines.
+    const reason = (error instanceof Error ? error.message : safeString(error)).split('\n')[0];
+    throw new InvalidParamsError([{ path: [], message: `cannot be sent as JSON (${reason})` }]);
+  }
 }
 
 /** An error body as JSON when it is JSON (whatever its content type says), else as text. */

@@ -4,7 +4,7 @@
  * retried when a custom fetch throws, and that nothing (timers, abort listeners) outlives a call.
  */
 import { getEventListeners } from 'node:events';
-import { APIConnectionError, APITimeoutError, APIUserAbortError } from 'payments-sdk';
+import { APIConnectionError, APITimeoutError, APIUserAbortError, InvalidParamsError } from 'payments-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { payment } from '../helpers/fixtures.js';
 import { caught, makeClient } from './support.js';
@@ -107,5 +107,21 @@ describe('nothing outlives a call', () => {
     for (let i = 0; i < 20; i++) await client.payments.retrieve('p-1', { signal: controller.signal });
     expect(n).toBe(40);
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+});
+
+describe('a body that cannot be sent as JSON', () => {
+  it('is refused as bad input, naming the reason, and nothing is sent', async () => {
+    const customFetch = vi.fn(async () => Response.json({ data: {} }, { status: 201 }));
+    const cyclic: Record<string, unknown> = { order: 1042 };
+    cyclic.self = cyclic;
+    for (const metadata of [{ big: 10n }, cyclic]) {
+      const error = await caught(() =>
+        makeClient({ fetch: customFetch }).checkoutSessions.create({ amount: 5000, currency: 'XOF', metadata } as never),
+      );
+      expect(error).toBeInstanceOf(InvalidParamsError);
+      expect((error as Error).message).toMatch(/cannot be sent as JSON \(.+\)\. Nothing was sent\.$/);
+    }
+    expect(customFetch).not.toHaveBeenCalled();
   });
 });
