@@ -82,7 +82,14 @@ function isHttpUrl(value: string): boolean {
  * `z.record(z.string(), z.unknown())`, which costs 0.6 KB gzip of the client bundle (issue 6).
  */
 export function plainObject(error: string) {
-  return z.custom<Record<string, unknown>>((value) => typeof value === 'object' && value !== null && !Array.isArray(value), { error });
+  return z.custom<Record<string, unknown>>(isPlainObject, { error });
+}
+
+/** An object literal (or `Object.create(null)`): not an array, a `Date` or a `Map`, which JSON would mangle. */
+function isPlainObject(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const proto = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 /** E-mail address. */

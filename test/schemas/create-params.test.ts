@@ -145,6 +145,26 @@ describe('payments.create params (§4.1)', () => {
 });
 
 describe('checkoutSessions.create params (§4.4, §8)', () => {
+  it.each([
+    ['a Map', new Map([['order', 1042]])],
+    ['a Date', new Date('2026-11-21')],
+    ['an array', ['order', 1042]],
+    ['a string', 'order=1042'],
+  ])('metadata as %s is refused (JSON would mangle it), and nothing is sent', async (_label, metadata) => {
+    const issues = await issuesOf(() => makeClient().checkoutSessions.create({ ...sessionParams, metadata } as never));
+    expect(Object.keys(issues)).toEqual(['metadata']);
+  });
+
+  it('metadata as an object literal or a null-prototype object is sent as is', async () => {
+    server.use(http.post(`${API_URL}/checkout-sessions`, () => HttpResponse.json({ data: checkoutSession() }, { status: 201 })));
+    const bare = Object.assign(Object.create(null) as Record<string, unknown>, { order: 1042 });
+    for (const metadata of [{ order: 1042, tags: ['a'] }, bare]) {
+      await makeClient().checkoutSessions.create({ ...sessionParams, metadata });
+    }
+    expect(log).toHaveLength(2);
+    expect(((await jsonOf(log[1])) as { metadata: unknown }).metadata).toEqual({ order: 1042 });
+  });
+
   it('names every bad field in one error, and sends nothing', async () => {
     const issues = await issuesOf(() =>
       makeClient().checkoutSessions.create({
