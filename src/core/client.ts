@@ -71,9 +71,6 @@ export interface RequestOptions {
 
 const MAX_TIMEOUT = 2_147_483_647;
 
-/** Headers the SDK sets on every call, whatever the caller's `headers` say. */
-const OWNED_HEADERS = ['authorization', 'accept', 'user-agent'];
-
 /** The payments service client. */
 export class PaymentsClient {
   /** Direct mobile-money charges. */
@@ -102,7 +99,9 @@ export class PaymentsClient {
   readonly #apiKey: string;
   readonly #webhookSecret: string | string[] | undefined;
   readonly #defaultHeaders: Record<string, string>;
-  /** The headers of a call without per-call headers: built once (a `Headers` is still made per call, as fetch may keep it). */
+  /** The headers the SDK sets on every call, last, so that no caller's header replaces them. */
+  readonly #ownHeaders: [string, string][];
+  /** All the headers of a call without headers of its own: built once (a `Headers` is still made per call). */
   readonly #baseHeaders: [string, string][];
   readonly #send: Send;
   // Computed once: the runtime does not change under a client.
@@ -143,7 +142,13 @@ export class PaymentsClient {
     this.timeout = checkTimeout(options.timeout ?? 30_000, 'timeout');
     this.maxRetries = checkRetries(options.maxRetries ?? 2, 'maxRetries');
     this.#defaultHeaders = checkHeaders(options.headers, 'headers');
-    this.#baseHeaders = Object.entries(this.#fixedHeaders(this.#defaultHeaders));
+    this.#ownHeaders = [
+      ['authorization', `Bearer ${apiKey}`],
+      ['accept', 'application/json'],
+      ['user-agent', this.#userAgent],
+    ];
+    const owned = new Set(this.#ownHeaders.map(([name]) => name));
+    this.#baseHeaders = [...Object.entries(this.#defaultHeaders).filter(([name]) => !owned.has(name.toLowerCase())), ...this.#ownHeaders];
     this.#send = createTransport({
       fetch: options.fetch,
       apiKey,
@@ -288,21 +293,8 @@ export class PaymentsClient {
     if (options.headers === undefined) return new Headers(this.#baseHeaders);
     const headers = new Headers(this.#defaultHeaders);
     for (const [k, v] of Object.entries(checkHeaders(options.headers, 'options.headers'))) headers.set(k, v);
-    // #fixedHeaders put the SDK's own headers last in #baseHeaders.
-    for (const [k, v] of this.#baseHeaders.slice(-OWNED_HEADERS.length)) headers.set(k, v);
+    for (const [k, v] of this.#ownHeaders) headers.set(k, v);
     return headers;
-  }
-
-  /** `headers` with the ones the SDK owns set last, whatever their letter case: a caller's own never replace them. */
-  #fixedHeaders(headers: Record<string, string>): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const [name, value] of Object.entries(headers)) {
-      if (!OWNED_HEADERS.includes(name.toLowerCase())) out[name] = value;
-    }
-    out.authorization = `Bearer ${this.#apiKey}`;
-    out.accept = 'application/json';
-    out['user-agent'] = this.#userAgent;
-    return out;
   }
 
   #attemptOptions(options: RequestOptions) {
