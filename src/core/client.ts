@@ -153,7 +153,7 @@ export class PaymentsClient {
       fetch: options.fetch,
       apiKey,
       logger: levelledLogger(options.logger, options.logLevel),
-      backoff: options.retryBackoff,
+      backoff: checkBackoff(options.retryBackoff),
     });
 
     this.payments = new Payments(this);
@@ -363,6 +363,24 @@ function checkTimeout(value: number, name: string): number {
     throw new PaymentsError(`${name} must be a number of milliseconds between 1 and ${MAX_TIMEOUT}, got ${String(value)}.`);
   }
   return value;
+}
+
+/** `retryBackoff`: each given delay a number of milliseconds from 0 to MAX_TIMEOUT; every bad one named. */
+function checkBackoff(backoff: RetryBackoff | undefined): RetryBackoff | undefined {
+  if (backoff === undefined) return undefined;
+  if (backoff === null || typeof backoff !== 'object') {
+    throw new PaymentsError(`retryBackoff must be an object { initialMs?, maxMs? }, got ${backoff === null ? 'null' : typeof backoff}.`);
+  }
+  const bad = (['initialMs', 'maxMs'] as const).filter((key) => {
+    const value = backoff[key];
+    return value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_TIMEOUT);
+  });
+  if (bad.length > 0) {
+    throw new PaymentsError(
+      `retryBackoff: ${bad.map((key) => `${key} must be a number of milliseconds between 0 and ${MAX_TIMEOUT}, got ${String(backoff[key])}`).join('; ')}.`,
+    );
+  }
+  return { ...backoff };
 }
 
 function checkRetries(value: number, name: string): number {

@@ -224,10 +224,20 @@ describe('options', () => {
     [{ maxRetries: 11 }, /maxRetries/],
     [{ logLevel: 'verbose' as never }, /logLevel/],
     [{ logLevel: 'toString' as never }, /logLevel/],
+    [{ retryBackoff: 'fast' as never }, /retryBackoff must be an object/],
+    [{ retryBackoff: { initialMs: -1 } }, /retryBackoff: initialMs must be/],
+    [{ retryBackoff: { maxMs: Number.POSITIVE_INFINITY } }, /retryBackoff: maxMs must be/],
+    [{ retryBackoff: { initialMs: '500' as never, maxMs: Number.NaN } }, /initialMs must be .*got 500; maxMs must be .*got NaN/],
   ])('refuses %o with a PaymentsError naming the option', (bad, name) => {
     env({});
     expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN, ...bad })).toThrowError(PaymentsError);
     expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN, ...bad })).toThrowError(name);
+  });
+
+  it('accepts a retryBackoff of zeros (retry at once)', () => {
+    env({});
+    const backoff = { initialMs: 0, maxMs: 0 };
+    expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN, retryBackoff: backoff })).not.toThrow();
   });
 
   it('refuses a bad per-request timeout or maxRetries before sending anything', async () => {
