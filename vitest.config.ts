@@ -15,7 +15,6 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     environment: 'node',
-    setupFiles: ['test/helpers/setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     coverage: {
