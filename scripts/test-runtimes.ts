@@ -40,6 +40,8 @@ interface Seen {
   requests: number;
   problems: string[];
   userAgent?: string;
+  /** How the request came: undici's fetch always sends `sec-fetch-mode`; Node's http.request never does. */
+  exchange?: string;
 }
 const seenByKey = new Map<string, Seen>();
 
@@ -61,6 +63,9 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   }
   seen.requests += 1;
   seen.userAgent = req.headers['user-agent'];
+  seen.exchange = req.headers['sec-fetch-mode'] ? `fetch (sec-fetch-mode: ${req.headers['sec-fetch-mode']})` : 'no sec-fetch-mode';
+  // On Node the client talks node:http (src/internal/node-http.ts); a fetch there means it fell back.
+  if (seen.userAgent?.includes('(node/') && req.headers['sec-fetch-mode']) seen.problems.push('Node used fetch, not node:http');
   const problems: string[] = [];
   if (req.method !== 'POST' || req.url !== '/api/v1/checkout-sessions') problems.push(`unexpected ${req.method} ${req.url}`);
   const idempotencyKey = req.headers['idempotency-key'];
@@ -233,7 +238,12 @@ function runProcess(run: ProcessRun): Promise<Outcome> {
       const version = result?.runtime ?? failed?.runtime ?? versionOf(run.bin);
       const server = serverVerdict(seen);
       if (code === 0 && result && !server) {
-        resolve({ runtime: run.runtime, version, ok: true, detail: `${result.checks.length} checks; UA ${seen.userAgent}` });
+        resolve({
+          runtime: run.runtime,
+          version,
+          ok: true,
+          detail: `${result.checks.length} checks; UA ${seen.userAgent}; ${seen.exchange}`,
+        });
         return;
       }
       const why =
@@ -287,7 +297,7 @@ async function runEdge(): Promise<Outcome> {
       const inside = result.runtime.startsWith('edge-runtime') ? undefined : `ran outside the EdgeVM? (${result.runtime})`;
       const problem = [server, inside].filter(Boolean).join('; ');
       if (problem) return { runtime, version, ok: false, detail: problem };
-      return { runtime, version, ok: true, detail: `${result.checks.length} checks; UA ${seen.userAgent}` };
+      return { runtime, version, ok: true, detail: `${result.checks.length} checks; UA ${seen.userAgent}; ${seen.exchange}` };
     } finally {
       clearTimeout(timer);
     }
@@ -354,7 +364,7 @@ async function runWorkerd(): Promise<Outcome> {
     const inside = result.runtime.startsWith('workerd') ? undefined : `ran outside workerd? (${result.runtime})`;
     const problem = [serverVerdict(seen), inside].filter(Boolean).join('; ');
     if (problem) return { runtime, version, ok: false, detail: problem };
-    return { runtime, version, ok: true, detail: `${result.checks.length} checks; UA ${seen.userAgent}` };
+    return { runtime, version, ok: true, detail: `${result.checks.length} checks; UA ${seen.userAgent}; ${seen.exchange}` };
   } catch (error) {
     return { runtime, version, ok: false, detail: [String(error), serverVerdict(seen)].filter(Boolean).join('; ') };
   } finally {

@@ -1,7 +1,7 @@
 /**
- * The transport: one `fetch` per attempt, the SDK's own retry loop, per-attempt timeout and
- * `Retry-After` (API.md "Idempotency and retries"), and the one place that turns whatever fetch
- * throws into the SDK's errors.
+ * The transport: one exchange per attempt (`fetch`, or `node:http` on Node: node-http.ts), the
+ * SDK's own retry loop, per-attempt timeout and `Retry-After` (API.md "Idempotency and retries"), and
+ * the one place that turns whatever fetch throws into the SDK's errors.
  *
  * Why not ky, the design card's HTTP library (the transport until this change): measured on
  * this machine, ky alone costs 1.26–1.49× a raw `fetch` per loopback request (a `Request` built and
@@ -23,6 +23,7 @@ import {
 } from '../core/errors.js';
 import type { Logger } from './logger.js';
 import { redactHeaders, redactSecrets } from './logger.js';
+import { nodeExchanger } from './node-http.js';
 import { sleep } from './sleep.js';
 
 /** Statuses retried (API.md): 408, 429 and the 5xx that mean "try again". 409 and other 4xx never are. */
@@ -108,22 +109,48 @@ class AttemptTimeoutError extends Error {
 /** The caller's signal aborted the attempt: never retried. */
 class CallerAbortError extends Error {}
 
-/**
- * One attempt: fetch, then the WHOLE body, under one per-attempt timer. A socket reset or a stall in
- * the middle of the body then fails the attempt, which is retried with the same Idempotency-Key and
- * replayed by the service (service-api.md §5.2), instead of failing after the retries are spent.
- *
- * The timer and the caller's signal settle the attempt themselves, not only through `fetch`'s
- * signal: a custom `fetch` (a mock, a proxy) that ignores its signal still times out.
- */
-function attempt(
-  fetchImpl: typeof fetch,
-  req: TransportRequest,
-  init: RequestInit,
-  secrets: readonly string[],
-): Promise<TransportResponse> {
-  return new Promise((resolve, reject) => {
+/** A request as an exchange sends it: the JSON body already serialised. */
+export interface ExchangeInit {
+  method: string;
+  headers: Headers;
+  body?: string;
+}
+
+/** One HTTP exchange, started: what it received (the whole body read), and how to cancel it. */
+export interface Exchange {
+  /** The response (its body consumed) and the body as text; rejects as fetch would (`TypeError` on a network error). */
+  received: Promise<{ response: Response; text: string }>;
+  /** Ends the exchange (a timeout, the caller's abort), also mid-body. A no-op once it settled. */
+  cancel(reason?: unknown): void;
+}
+
+/** Starts one exchange: the platform's `fetch` (every runtime) or `node:http` (Node, node-http.ts). */
+export type Exchanger = (url: string, init: ExchangeInit) => Exchange;
+
+/** The exchange through a `fetch`: the global one, or the client's `fetch` option. */
+function fetchExchanger(fetchImpl: typeof fetch): Exchanger {
+  return (url, init) => {
     const controller = new AbortController();
+    // async: a custom fetch that throws instead of rejecting is still one failed attempt.
+    const received = (async () => {
+      const response = await fetchImpl(url, { ...init, signal: controller.signal });
+      return { response, text: await response.text() };
+    })();
+    return { received, cancel: (reason) => controller.abort(reason) };
+  };
+}
+
+/**
+ * One attempt: the request, then the WHOLE body, under one per-attempt timer. A socket reset or a
+ * stall in the middle of the body then fails the attempt, which is retried with the same
+ * Idempotency-Key and replayed by the service (service-api.md §5.2), instead of failing after the
+ * retries are spent.
+ *
+ * The timer and the caller's signal settle the attempt themselves, then cancel the exchange: a
+ * custom `fetch` (a mock, a proxy) that ignores its signal still times out.
+ */
+function attempt(exchange: Exchanger, req: TransportRequest, init: ExchangeInit, secrets: readonly string[]): Promise<TransportResponse> {
+  return new Promise((resolve, reject) => {
     const signal = req.signal;
     const done = () => {
       clearTimeout(timer);
@@ -134,7 +161,7 @@ function attempt(
       done();
       reject(error);
       // Also cancels the body of an answer already received (a stall mid-body).
-      controller.abort(reason);
+      call.cancel(reason);
     };
     const timer = setTimeout(() => {
       const error = new AttemptTimeoutError(`No answer within ${req.timeout} ms.`);
@@ -142,21 +169,24 @@ function attempt(
     }, req.timeout);
     const onAbort = () => fail(new CallerAbortError(), signal?.reason);
     signal?.addEventListener('abort', onAbort);
-    init.signal = controller.signal;
-    read(fetchImpl, req.url, init, secrets).then((value) => {
+    const call = exchange(req.url, init);
+    call.received.then(({ response, text }) => {
       done();
-      resolve(value);
+      try {
+        resolve(settle(response, text, secrets));
+      } catch (error) {
+        reject(error);
+      }
     }, fail);
   });
 }
 
-/** Sends, reads the body as text with the key redacted, and parses a 2xx; a non-2xx rejects with {@link StatusError}. */
-async function read(fetchImpl: typeof fetch, url: string, init: RequestInit, secrets: readonly string[]): Promise<TransportResponse> {
-  const received = await fetchImpl(url, init);
+/** Redacts the key from what was received and parses a 2xx; a non-2xx throws {@link StatusError}. */
+function settle(received: Response, raw: string, secrets: readonly string[]): TransportResponse {
   // A service or proxy that echoes the request ("Invalid key: Bearer sk_…", a header, a 2xx page)
   // must not put the key into anything the SDK hands back (API.md "Client": never in an error).
   // Redacting here, once, covers every status, the body text and the header values.
-  const text = redactSecrets(await received.text(), secrets);
+  const text = redactSecrets(raw, secrets);
   const headers = redactHeaderValues(received.headers, secrets);
   if (!received.ok) throw new StatusError(received.status, headers, text);
   let body: unknown;
@@ -202,7 +232,9 @@ export function createTransport(config: TransportConfig) {
   const logger = config.logger;
   const secrets = [config.apiKey];
   // Resolved per call, not captured: tests and merchants may swap globalThis.fetch after construction.
-  const fetchImpl: typeof fetch = config.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  const viaFetch = fetchExchanger(config.fetch ?? ((input, init) => globalThis.fetch(input, init)));
+  // On Node, node:http unless the client was given a fetch (node-http.ts says why and when).
+  const viaNode = config.fetch ? undefined : nodeExchanger();
 
   /** Sends one call (with its retries). Resolves on 2xx; rejects with an SDK error. */
   return async function send(req: TransportRequest): Promise<TransportResponse> {
@@ -215,7 +247,8 @@ export function createTransport(config: TransportConfig) {
         // Checked before each attempt: an aborted signal sends nothing.
         if (req.signal?.aborted) throw new CallerAbortError();
         try {
-          const answer = await attempt(fetchImpl, req, { method: req.method, headers: req.headers, body: payload }, secrets);
+          const exchange = viaNode?.() ?? viaFetch;
+          const answer = await attempt(exchange, req, { method: req.method, headers: req.headers, body: payload }, secrets);
           logger?.debug(`payments-sdk: ← ${answer.response.status} ${req.method} ${req.url} (${Date.now() - started} ms)`);
           return answer;
         } catch (error) {

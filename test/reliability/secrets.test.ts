@@ -16,7 +16,7 @@ import { signWebhookPayload, verifyWebhook, webhookHandler } from 'payments-sdk/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as errorsModule from '../../src/core/errors.js';
 import { API_KEY, payment } from '../helpers/fixtures.js';
-import { type Exchange, startServer, type TestServer } from '../network/server.js';
+import { type Exchange, startServer, type TestServer, TRANSPORTS } from '../network/server.js';
 
 const WEBHOOK_SECRET = 'whsec_ReliabilitySuiteSigningSecret9f3a7c';
 // The distinctive parts: what a leak shows even with the prefix cut or the text truncated.
@@ -161,6 +161,9 @@ afterAll(async () => {
 
 const charge = { amount: 5000, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' };
 
+/** The exchange of the describe.each block running (see the end of the file). */
+let transport: Partial<ConstructorParameters<typeof PaymentsClient>[0]> = {};
+
 function client(logger: Logger, extra: Partial<ConstructorParameters<typeof PaymentsClient>[0]> = {}) {
   return new PaymentsClient({
     apiKey: API_KEY,
@@ -171,6 +174,7 @@ function client(logger: Logger, extra: Partial<ConstructorParameters<typeof Paym
     retryBackoff: { initialMs: 1, maxMs: 2 },
     logger,
     logLevel: 'debug',
+    ...transport,
     ...extra,
   });
 }
@@ -348,62 +352,69 @@ const ERROR_CLASSES = Object.entries(errorsModule)
   .filter(([, value]) => typeof value === 'function' && value.prototype instanceof Error)
   .map(([name]) => name);
 
-describe('secret hygiene across every error class (debug logging on)', () => {
-  const produced = new Set<string>();
-
-  it.each(CASES)('$label → $expected: neither secret in the error, its causes or any log line', async ({ expected, make }) => {
-    const { lines, logger } = capturingLogger();
-    const error = await make(logger);
-    expect(error).toBeInstanceOf(PaymentsError);
-    expect((error as Error).name, (error as Error).message).toBe(expected);
-    expect((error as object).constructor.name).toBe(expected);
-    produced.add(expected);
-    expectClean(error, `${expected}`);
-    expectClean(lines, 'the log');
+// Every case over both exchanges of the client on Node: their network errors and answers differ.
+describe.each(TRANSPORTS)('over %s', (_name, options) => {
+  beforeAll(() => {
+    transport = options;
   });
 
-  it('covered every error class exported by src/core/errors.ts', () => {
-    expect(ERROR_CLASSES.length).toBeGreaterThan(10);
-    expect([...produced].sort()).toEqual([...ERROR_CLASSES].sort());
+  describe('secret hygiene across every error class (debug logging on)', () => {
+    const produced = new Set<string>();
+
+    it.each(CASES)('$label → $expected: neither secret in the error, its causes or any log line', async ({ expected, make }) => {
+      const { lines, logger } = capturingLogger();
+      const error = await make(logger);
+      expect(error).toBeInstanceOf(PaymentsError);
+      expect((error as Error).name, (error as Error).message).toBe(expected);
+      expect((error as object).constructor.name).toBe(expected);
+      produced.add(expected);
+      expectClean(error, `${expected}`);
+      expectClean(lines, 'the log');
+    });
+
+    it('covered every error class exported by src/core/errors.ts', () => {
+      expect(ERROR_CLASSES.length).toBeGreaterThan(10);
+      expect([...produced].sort()).toEqual([...ERROR_CLASSES].sort());
+    });
+
+    it('debug logging actually logged the requests, retries and failures it was given', async () => {
+      const { lines, logger } = capturingLogger();
+      await rejection(() => client(logger).payments.create(charge, on('status:503')));
+      const text = inspect(lines, { depth: Number.POSITIVE_INFINITY });
+      expect(text).toMatch(/→ POST/);
+      expect(text).toMatch(/retry 1/);
+      expect(text).toMatch(/failed: InternalServerError/);
+      expect(text).toContain('[redacted]');
+      expectClean(lines, 'the log');
+    });
+
+    it('the client itself and its resources show neither secret', () => {
+      const { logger } = capturingLogger();
+      const c = client(logger);
+      for (const value of [c, c.payments, c.checkoutSessions, c.webhooks, c.wallets]) expectClean(value, 'the client');
+    });
+
+    it('a webhook handler answers bad deliveries and reports them without either secret', async () => {
+      const reported: unknown[] = [];
+      const handle = webhookHandler({ secret: WEBHOOK_SECRET, onEvent: () => {}, onError: (error, info) => reported.push(error, info) });
+      const delivery = await signed(EVENT, 'whsec_wrong');
+      const answer = await handle(
+        new Request(`${server.origin}/hooks`, { method: 'POST', body: delivery.payload, headers: delivery.headers }),
+      );
+      expect(answer.status).toBe(400);
+      expect(reported.length).toBeGreaterThan(0);
+      expectClean(await answer.text(), 'the answer');
+      expectClean(reported, 'onError');
+    });
   });
 
-  it('debug logging actually logged the requests, retries and failures it was given', async () => {
-    const { lines, logger } = capturingLogger();
-    await rejection(() => client(logger).payments.create(charge, on('status:503')));
-    const text = inspect(lines, { depth: Number.POSITIVE_INFINITY });
-    expect(text).toMatch(/→ POST/);
-    expect(text).toMatch(/retry 1/);
-    expect(text).toMatch(/failed: InternalServerError/);
-    expect(text).toContain('[redacted]');
-    expectClean(lines, 'the log');
-  });
-
-  it('the client itself and its resources show neither secret', () => {
-    const { logger } = capturingLogger();
-    const c = client(logger);
-    for (const value of [c, c.payments, c.checkoutSessions, c.webhooks, c.wallets]) expectClean(value, 'the client');
-  });
-
-  it('a webhook handler answers bad deliveries and reports them without either secret', async () => {
-    const reported: unknown[] = [];
-    const handle = webhookHandler({ secret: WEBHOOK_SECRET, onEvent: () => {}, onError: (error, info) => reported.push(error, info) });
-    const delivery = await signed(EVENT, 'whsec_wrong');
-    const answer = await handle(
-      new Request(`${server.origin}/hooks`, { method: 'POST', body: delivery.payload, headers: delivery.headers }),
-    );
-    expect(answer.status).toBe(400);
-    expect(reported.length).toBeGreaterThan(0);
-    expectClean(await answer.text(), 'the answer');
-    expectClean(reported, 'onError');
-  });
-});
-
-describe('secret hygiene when the service echoes the key back', () => {
-  it.each(ECHO_CASES)('$label → $expected', async ({ expected, make }) => {
-    const { lines, logger } = capturingLogger();
-    const error = await make(logger);
-    expect((error as Error).name, (error as Error).message).toBe(expected);
-    expectClean(error, expected);
-    expectClean(lines, 'the log');
+  describe('secret hygiene when the service echoes the key back', () => {
+    it.each(ECHO_CASES)('$label → $expected', async ({ expected, make }) => {
+      const { lines, logger } = capturingLogger();
+      const error = await make(logger);
+      expect((error as Error).name, (error as Error).message).toBe(expected);
+      expectClean(error, expected);
+      expectClean(lines, 'the log');
+    });
   });
 });

@@ -1,0 +1,151 @@
+/**
+ * The Node exchange (src/internal/node-http.ts) against a real `node:http` server on 127.0.0.1: when
+ * it is taken and when `fetch` is, and what it must do as fetch does (decode compressed bodies, keep
+ * UTF-8 whole across chunks, hand a `Response` to `.withResponse()`, free the socket on abort).
+ * Everything shared with fetch (retries, timeouts, resets) runs over both in core-network.test.ts.
+ */
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { APIError, APIUserAbortError, type ClientOptions, PaymentsClient } from 'payments-sdk';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { API_KEY, payment } from '../helpers/fixtures.js';
+import { answerCreation, startServer, type TestServer, TRANSPORTS } from './server.js';
+
+let server: TestServer | undefined;
+afterEach(async () => {
+  vi.unstubAllGlobals();
+  await server?.close();
+  server = undefined;
+});
+
+function clientFor(s: TestServer, options: ClientOptions = {}) {
+  return new PaymentsClient({ apiKey: API_KEY, baseUrl: s.origin, maxRetries: 0, ...options });
+}
+
+// undici's fetch sends `sec-fetch-mode: cors` on every request; http.request never does.
+const viaFetch = (s: TestServer) => s.requests.map((r) => r.headers['sec-fetch-mode'] === 'cors');
+
+describe('which exchange a client takes on Node', () => {
+  it('node:http by default, asking for compressed bodies as fetch does', async () => {
+    server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
+    await clientFor(server).payments.retrieve('p-1');
+    expect(viaFetch(server)).toEqual([false]);
+    expect(server.requests[0]?.headers['accept-encoding']).toBe('gzip, deflate');
+  });
+
+  it('the fetch option when one is given', async () => {
+    server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
+    const given = vi.fn((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
+    await clientFor(server, { fetch: given }).payments.retrieve('p-1');
+    expect(given).toHaveBeenCalledTimes(1);
+    expect(viaFetch(server)).toEqual([true]);
+  });
+
+  it('a globalThis.fetch replaced after the client was built (msw, instrumentation), and node:http again once restored', async () => {
+    server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
+    const client = clientFor(server);
+    const original = globalThis.fetch;
+    const replacement = vi.fn((input: RequestInfo | URL, init?: RequestInit) => original(input, init));
+    vi.stubGlobal('fetch', replacement);
+    await client.payments.retrieve('p-1');
+    expect(replacement).toHaveBeenCalledTimes(1);
+    vi.unstubAllGlobals();
+    await client.payments.retrieve('p-2');
+    expect(viaFetch(server)).toEqual([true, false]);
+  });
+});
+
+describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
+  it.each([
+    ['gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+  ] as const)('a %s body is decoded', async (encoding, compress) => {
+    const expected = payment({ customer_name: 'Aïssatou Ndiaye' });
+    server = await startServer((x) => {
+      const bytes = compress(Buffer.from(JSON.stringify({ data: expected })));
+      x.res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': encoding, 'Content-Length': bytes.length });
+      x.res.end(bytes);
+    });
+    // br is decoded when the service sends it, though neither exchange asks for it.
+    await expect(clientFor(server, transport).payments.retrieve('p-1')).resolves.toEqual(expected);
+  });
+
+  it('UTF-8 split across chunks comes out whole', async () => {
+    const expected = payment({ customer_name: 'Aïssatou Ndiaye 🇸🇳', description: 'Café Touba ×2' });
+    server = await startServer(async (x) => {
+      const bytes = Buffer.from(JSON.stringify({ data: expected }));
+      x.res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': bytes.length });
+      // One byte per write, flushed apart: every multi-byte character is cut between two chunks.
+      for (const byte of bytes) {
+        x.res.write(Buffer.from([byte]));
+        if (byte > 0x7f) await new Promise((resolve) => setImmediate(resolve));
+      }
+      x.res.end();
+    });
+    await expect(clientFor(server, transport).payments.retrieve('p-1')).resolves.toEqual(expected);
+  });
+
+  it('a POST body with multi-byte characters arrives whole, its Content-Length in bytes', async () => {
+    server = await startServer(answerCreation);
+    const params = {
+      amount: 5000,
+      currency: 'XOF',
+      country: 'SEN',
+      provider: 'orange',
+      phone: '221771234567',
+      description: 'Thiéboudienne 🍚',
+    };
+    await clientFor(server, transport).payments.create(params);
+    const seen = server.requests[0];
+    expect(JSON.parse(seen?.body ?? '')).toMatchObject(params);
+    expect(Number(seen?.headers['content-length'])).toBe(Buffer.byteLength(seen?.body ?? ''));
+  });
+
+  it('.withResponse() gives the status, the headers and the URL of the answer', async () => {
+    server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }, { 'X-Request-Id': 'req_42' }));
+    const { response } = await clientFor(server, transport).payments.retrieve('p-1').withResponse();
+    expect(response).toBeInstanceOf(Response);
+    expect(response.status).toBe(200);
+    expect(response.ok).toBe(true);
+    expect(response.headers.get('x-request-id')).toBe('req_42');
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.url).toBe(`${server.origin}/api/v1/payments/p-1`);
+  });
+
+  it("the caller's abort while the service is silent ends the call and closes its socket", async () => {
+    let closed!: () => void;
+    const socketClosed = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    server = await startServer((x) => {
+      // Never answers: only the client can end this exchange.
+      x.req.socket.on('close', closed);
+    });
+    const controller = new AbortController();
+    const call = clientFor(server, transport).payments.retrieve('p-1', { signal: controller.signal });
+    await vi.waitFor(() => expect(server?.requests).toHaveLength(1));
+    controller.abort();
+    await expect(call).rejects.toBeInstanceOf(APIUserAbortError);
+    await socketClosed;
+  });
+});
+
+describe('what node:http does not do that fetch does', () => {
+  it('a redirect is not followed: the 3xx is an APIError carrying the status and Location', async () => {
+    server = await startServer((x) => {
+      x.res.writeHead(301, { Location: 'https://elsewhere.example/api/v1/payments/p-1', 'Content-Length': 0 });
+      x.res.end();
+    });
+    const error = await clientFor(server)
+      .payments.retrieve('p-1')
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).status).toBe(301);
+    expect((error as APIError).headers?.get('location')).toBe('https://elsewhere.example/api/v1/payments/p-1');
+    // Nothing went to the other host: one request, to this server.
+    expect(server.requests).toHaveLength(1);
+  });
+});
