@@ -124,8 +124,11 @@ function fieldProblem(rule: FieldRule, value: unknown): string | undefined {
     if (Number.isSafeInteger(value)) return undefined;
     return typeof value === 'number' ? `must be an integer, got ${value}` : `must be an integer, got ${kind(value)}`;
   }
-  if (rule === 'id?')
-    return typeof value === 'string' || typeof value === 'number' ? undefined : `must be a string or a number, got ${kind(value)}`;
+  if (rule === 'id?') {
+    // Finite, as PayoutSchema demands (JSON carries no Infinity or NaN, but an object passed in may).
+    if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) return undefined;
+    return `must be a string or a number, got ${typeof value === 'number' ? value : kind(value)}`;
+  }
   return undefined;
 }
 

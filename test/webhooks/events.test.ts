@@ -131,6 +131,17 @@ describe('event data checks agree with the zod schemas', () => {
     );
   });
 
+  it('a payout id of Infinity or NaN is refused, as PayoutSchema refuses it (a fast-check counterexample)', () => {
+    for (const id of [Number.POSITIVE_INFINITY, Number.NaN]) {
+      const data = { ...payoutBase, id };
+      expect(PayoutSchema.safeParse(data).success).toBe(false);
+      expect(accepted('payout.completed', data)).toBe(false);
+    }
+    expect(() => toWebhookEvent({ id: 'e', type: 'payout.paid', data: { ...payoutBase, id: Number.NaN } })).toThrow(
+      'data.id: must be a string or a number, got NaN',
+    );
+  });
+
   it('names every bad field in one message', () => {
     const data = { ...paymentBase, gross_amount: 12.5, uuid: undefined, status: 7, checkout_session: null, mobile_money_country: 3 };
     expect(() => toWebhookEvent({ id: 'e', type: 'payment.succeeded', data })).toThrow(
