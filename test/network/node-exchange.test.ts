@@ -4,8 +4,11 @@
  * UTF-8 whole across chunks, hand a `Response` to `.withResponse()`, free the socket on abort).
  * Everything shared with fetch (retries, timeouts, resets) runs over both in core-network.test.ts.
  */
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { APIError, APIUserAbortError, type ClientOptions, PaymentsClient } from 'payments-sdk';
+import { APIConnectionError, APIError, APIUserAbortError, type ClientOptions, PaymentsClient } from 'payments-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { API_KEY, payment } from '../helpers/fixtures.js';
 import { answerCreation, startServer, type TestServer, TRANSPORTS } from './server.js';
@@ -147,5 +150,57 @@ describe('what node:http does not do that fetch does', () => {
     expect((error as APIError).headers?.get('location')).toBe('https://elsewhere.example/api/v1/payments/p-1');
     // Nothing went to the other host: one request, to this server.
     expect(server.requests).toHaveLength(1);
+  });
+});
+
+describe('over TLS: an https baseUrl goes through node:https', () => {
+  const tlsFile = (name: string) => readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url));
+  const cert = tlsFile('cert.pem');
+
+  async function startTlsServer() {
+    const seen: string[] = [];
+    const tls = https.createServer({ key: tlsFile('key.pem'), cert }, (req, res) => {
+      seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ data: payment() }));
+    });
+    await new Promise<void>((resolve) => tls.listen(0, '127.0.0.1', resolve));
+    const origin = `https://127.0.0.1:${(tls.address() as AddressInfo).port}`;
+    const close = () =>
+      new Promise<void>((resolve) => {
+        tls.closeAllConnections();
+        tls.close(() => resolve());
+      });
+    return { origin, seen, close };
+  }
+
+  it('a certificate the process does not trust is a connection error naming why; nothing is sent', async () => {
+    const tls = await startTlsServer();
+    try {
+      const error = await new PaymentsClient({ apiKey: API_KEY, baseUrl: tls.origin, maxRetries: 0 }).payments.retrieve('p-1').then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(APIConnectionError);
+      expect((error as Error).message).toMatch(/self[- ]signed/i);
+      expect(tls.seen).toEqual([]);
+    } finally {
+      await tls.close();
+    }
+  });
+
+  it('with the certificate trusted (as NODE_EXTRA_CA_CERTS would), the call succeeds with the key sent', async () => {
+    const tls = await startTlsServer();
+    // Trusted for this test only, through the agent node:https uses by default.
+    https.globalAgent.options.ca = cert;
+    try {
+      const client = new PaymentsClient({ apiKey: API_KEY, baseUrl: tls.origin, maxRetries: 0 });
+      await expect(client.payments.retrieve('p-1')).resolves.toEqual(payment());
+      expect(tls.seen).toEqual([`GET /api/v1/payments/p-1 Bearer ${API_KEY}`]);
+    } finally {
+      delete https.globalAgent.options.ca;
+      https.globalAgent.destroy();
+      await tls.close();
+    }
   });
 });
