@@ -3,6 +3,7 @@
  *
  *   node bench/profile.ts overhead   [N]   N × client.payments.retrieve (default 5,000)
  *   node bench/profile.ts raw        [N]   N × fetch + JSON.parse, for comparison
+ *   node bench/profile.ts http       [N]   N × http.request + JSON.parse (what the SDK's Node exchange builds on)
  *   node bench/profile.ts ky         [N]   N × ky.get().json()
  *   node bench/profile.ts pages      [N]   N walks of 100 pages × 100 payments with .pages()
  *   node bench/profile.ts sdk-stub   [N]   the SDK with a fetch stub (no network: client CPU only)
@@ -108,6 +109,22 @@ if (process.env.PROFILE_CHILD === '1') {
     one = () => client.payments.retrieve(UUID);
   } else if (mode === 'raw') {
     one = async () => JSON.parse(await (await fetch(`${origin}/api/v1/payments/${UUID}`, { headers })).text());
+  } else if (mode === 'http') {
+    const { request } = await import('node:http');
+    one = () =>
+      new Promise((resolve, reject) => {
+        const req = request(`${origin}/api/v1/payments/${UUID}`, { headers }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          res.on('end', () => resolve(JSON.parse(text)));
+          res.on('error', reject);
+        });
+        req.on('error', reject);
+        req.end();
+      });
   } else if (mode === 'ky') {
     const { default: ky } = await import('ky');
     const api = ky.create({ headers });

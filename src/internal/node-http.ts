@@ -18,13 +18,6 @@ import type { Exchange, Exchanger } from './http.js';
 // biome-ignore lint/suspicious/noExplicitAny: feature detection on globals that have no types here.
 const g = globalThis as any;
 
-/**
- * The global `fetch` as it was when the SDK loaded. A program (or a test: msw, `vi.stubGlobal`) that
- * replaces it later wants its replacement used, so the Node exchange is only taken while this one is
- * still in place.
- */
-const fetchAtLoad: unknown = g.fetch;
-
 /** The builtins the exchange needs. */
 interface NodeBuiltins {
   http: typeof Http;
@@ -38,26 +31,87 @@ interface NodeBuiltins {
  * `process.getBuiltinModule` (before 22.3).
  */
 function nodeBuiltins(): NodeBuiltins | undefined {
-  // Node 21+ says "Node.js/<major>"; Bun, Deno and workerd say their own names.
-  const isNode = typeof g.navigator?.userAgent === 'string' && g.navigator.userAgent.startsWith('Node.js/');
+  if (typeof g.Bun !== 'undefined' || typeof g.Deno !== 'undefined') return undefined;
+  // Node 21+ says "Node.js/<major>"; workerd says "Cloudflare-Workers". Without the global
+  // navigator (--no-experimental-global-navigator), process.release names the runtime.
+  const agent = g.navigator?.userAgent;
+  const isNode = typeof agent === 'string' ? agent.startsWith('Node.js/') : g.process?.release?.name === 'node';
   const load = g.process?.getBuiltinModule;
   if (!isNode || typeof load !== 'function') return undefined;
   return { http: load('node:http'), https: load('node:https'), zlib: load('node:zlib') };
+}
+
+/**
+ * Node's own `fetch` is a lazy wrapper that loads its bundled undici (Node 22 and 24 alike). Anything
+ * else in `globalThis.fetch` (msw, vitest-fetch-mock, `vi.stubGlobal`, an instrumentation wrapper),
+ * whenever it was installed, is the program's choice and is used. Were a Node release to change
+ * the wrapper, the check fails safe: fetch is used (the runtime smoke test would notice).
+ */
+function isNodeOwnFetch(candidate: unknown): boolean {
+  return typeof candidate === 'function' && Function.prototype.toString.call(candidate).includes("require('internal/deps/undici/undici')");
+}
+
+/**
+ * Where undici keeps the dispatcher every `fetch` goes through: `.1` is read by the undici inside
+ * Node 22 and 24; undici 8 (npm) writes its own to `.2`, and a `Dispatcher1Wrapper` of it to `.1`.
+ */
+const DISPATCHER_1 = Symbol.for('undici.globalDispatcher.1');
+const DISPATCHER_2 = Symbol.for('undici.globalDispatcher.2');
+
+/**
+ * `true` while fetch would go through undici's default `Agent`, or through none yet. A `ProxyAgent`,
+ * `MockAgent`, `RetryAgent`… set with `setGlobalDispatcher` applies to fetch only, so the program
+ * wants fetch. (A plain `Agent` with options of its own is not told apart: the README says to pass
+ * `fetch` then.)
+ */
+function defaultDispatcher(): boolean {
+  const name = (dispatcher: unknown) => (dispatcher as { constructor?: { name?: string } } | undefined)?.constructor?.name;
+  const first = g[DISPATCHER_1];
+  const second = g[DISPATCHER_2];
+  const secondOk = second === undefined || name(second) === 'Agent';
+  // undici 8 wraps what it sets for the older readers; the wrapper is default when what it wraps is.
+  const firstOk = first === undefined || name(first) === 'Agent' || (name(first) === 'Dispatcher1Wrapper' && name(second) === 'Agent');
+  return secondOk && firstOk;
+}
+
+/**
+ * A proxy set for fetch through the environment (`NODE_USE_ENV_PROXY`, `--use-env-proxy`): fetch
+ * honours it on every Node the SDK supports, `http.request` only on recent 24.x.
+ */
+function usesEnvProxy(): boolean {
+  const env = g.process?.env ?? {};
+  const flag = env.NODE_USE_ENV_PROXY;
+  if (typeof flag === 'string' && flag !== '' && flag !== '0') return true;
+  const argv: unknown[] = [...(g.process?.execArgv ?? []), ...String(env.NODE_OPTIONS ?? '').split(/\s+/)];
+  return argv.includes('--use-env-proxy');
 }
 
 /** What fetch would send: undici asks for compressed bodies, so the Node exchange does too, and decodes them. */
 const ACCEPT_ENCODING = 'gzip, deflate';
 
 /**
- * The Node exchange, or `undefined` where it does not apply (not Node, or `globalThis.fetch` replaced
- * since the SDK loaded: checked on every call, so a replacement made after the client was built is used).
+ * The Node exchange, or `undefined` where it does not apply. Checked on every call, because a test or
+ * a program may change these after the client was built: node:http is taken only while
+ * `globalThis.fetch` is Node's own and undici's global dispatcher is its default.
  */
 export function nodeExchanger(): (() => Exchanger | undefined) | undefined {
   const builtins = nodeBuiltins();
-  if (!builtins) return undefined;
+  if (!builtins || usesEnvProxy()) return undefined;
   const exchange = exchangeWith(builtins);
-  return () => (g.fetch === fetchAtLoad ? exchange : undefined);
+  let checked: unknown;
+  let own = false;
+  return () => {
+    const current = g.fetch;
+    if (current !== checked) {
+      checked = current;
+      own = isNodeOwnFetch(current);
+    }
+    return own && defaultDispatcher() ? exchange : undefined;
+  };
 }
+
+/** Decodes bodies as fetch's `text()` does: UTF-8, a leading BOM dropped, bad bytes replaced. */
+const utf8 = new TextDecoder();
 
 function exchangeWith({ http, https, zlib }: NodeBuiltins): Exchanger {
   return (url, init): Exchange => {
@@ -78,20 +132,22 @@ function exchangeWith({ http, https, zlib }: NodeBuiltins): Exchanger {
         res.on('close', () => {
           if (!res.complete) fail(new Error('the connection closed before the end of the body'));
         });
-        const decoder = decoderFor(zlib, res.headers['content-encoding']);
-        const stream = decoder ? res.pipe(decoder) : res;
-        decoder?.on('error', fail);
-        stream.setEncoding('utf8');
-        let text = '';
-        stream.on('data', (chunk: string) => {
-          text += chunk;
+        const chunks: Uint8Array[] = [];
+        res.on('data', (chunk: Uint8Array) => {
+          chunks.push(chunk);
         });
-        stream.on('end', () => {
-          try {
-            resolve({ response: toResponse(res, url), text });
-          } catch (error) {
-            fail(error);
-          }
+        res.on('end', () => {
+          const finish = (bytes: Uint8Array) => {
+            try {
+              resolve({ response: toResponse(res, url), text: utf8.decode(bytes) });
+            } catch (error) {
+              fail(error);
+            }
+          };
+          const bytes = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
+          const codings = res.headers['content-encoding'];
+          if (codings === undefined || bytes.byteLength === 0) finish(bytes);
+          else decode(zlib, codings, bytes).then(finish, fail);
         });
       });
       request.on('error', fail);
@@ -102,19 +158,35 @@ function exchangeWith({ http, https, zlib }: NodeBuiltins): Exchanger {
   };
 }
 
-/** A decoder for the body's `Content-Encoding`, as fetch would decode it; none for identity or one it does not know. */
-function decoderFor(zlib: typeof Zlib, encoding: string | undefined): Zlib.Gunzip | Zlib.Unzip | Zlib.BrotliDecompress | undefined {
-  switch (encoding?.trim().toLowerCase()) {
-    case 'gzip':
-    case 'x-gzip':
-    case 'deflate':
-      // Unzip reads both gzip and zlib-wrapped deflate from their headers.
-      return zlib.createUnzip({ flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH });
-    case 'br':
-      return zlib.createBrotliDecompress();
-    default:
-      return undefined;
+/**
+ * The body decoded as fetch decodes it (undici): the `Content-Encoding` list undone from the last
+ * coding to the first; a coding it does not know leaves the body as it came. Off the main thread
+ * (zlib's callback API), and lenient at the end of the stream, as undici is.
+ */
+async function decode(zlib: typeof Zlib, header: string, bytes: Uint8Array): Promise<Uint8Array> {
+  const codings = header
+    .toLowerCase()
+    .split(',')
+    .map((coding) => coding.trim());
+  type Step = (input: Uint8Array, done: (error: Error | null, output: Uint8Array) => void) => void;
+  const lenient = { flush: zlib.constants.Z_SYNC_FLUSH, finishFlush: zlib.constants.Z_SYNC_FLUSH };
+  const steps: Step[] = [];
+  for (const coding of codings.reverse()) {
+    if (coding === 'gzip' || coding === 'x-gzip') steps.push((input, done) => zlib.gunzip(input, lenient, done));
+    // "deflate" is zlib-wrapped by the standard, raw by some servers: the first byte tells (as undici does).
+    else if (coding === 'deflate')
+      steps.push((input, done) =>
+        ((input[0] ?? 0) & 0x0f) === 0x08 ? zlib.inflate(input, lenient, done) : zlib.inflateRaw(input, lenient, done),
+      );
+    else if (coding === 'br') steps.push((input, done) => zlib.brotliDecompress(input, done));
+    else return bytes;
   }
+  let out = bytes;
+  for (const step of steps) {
+    const input = out;
+    out = await new Promise<Uint8Array>((resolve, reject) => step(input, (error, output) => (error ? reject(error) : resolve(output))));
+  }
+  return out;
 }
 
 /**

@@ -7,8 +7,9 @@
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { APIConnectionError, APIError, APIUserAbortError, type ClientOptions, PaymentsClient } from 'payments-sdk';
+import { getGlobalDispatcher, MockAgent, setGlobalDispatcher } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { API_KEY, payment } from '../helpers/fixtures.js';
 import { answerCreation, startServer, type TestServer, TRANSPORTS } from './server.js';
@@ -16,6 +17,7 @@ import { answerCreation, startServer, type TestServer, TRANSPORTS } from './serv
 let server: TestServer | undefined;
 afterEach(async () => {
   vi.unstubAllGlobals();
+  vi.unstubAllEnvs();
   await server?.close();
   server = undefined;
 });
@@ -55,14 +57,50 @@ describe('which exchange a client takes on Node', () => {
     await client.payments.retrieve('p-2');
     expect(viaFetch(server)).toEqual([true, false]);
   });
+
+  it('fetch while undici has a global dispatcher set by the program (a MockAgent here; a ProxyAgent alike)', async () => {
+    server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
+    const client = clientFor(server);
+    const original = getGlobalDispatcher();
+    const mock = new MockAgent();
+    mock.disableNetConnect();
+    mock
+      .get(server.origin)
+      .intercept({ path: '/api/v1/payments/p-1' })
+      .reply(200, { data: payment({ uuid: 'from-the-mock-agent' }) });
+    setGlobalDispatcher(mock);
+    try {
+      await expect(client.payments.retrieve('p-1')).resolves.toMatchObject({ uuid: 'from-the-mock-agent' });
+      expect(server.requests).toHaveLength(0);
+    } finally {
+      setGlobalDispatcher(original);
+      await mock.close();
+    }
+    // undici's default Agent back in place (fetch has run, so it exists): node:http again.
+    await client.payments.retrieve('p-2');
+    expect(viaFetch(server)).toEqual([false]);
+  });
+
+  it('fetch when NODE_USE_ENV_PROXY asks fetch to honour HTTP_PROXY / HTTPS_PROXY', async () => {
+    server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
+    vi.stubEnv('NODE_USE_ENV_PROXY', '1');
+    await clientFor(server).payments.retrieve('p-1');
+    vi.stubEnv('NODE_USE_ENV_PROXY', '0');
+    await clientFor(server).payments.retrieve('p-2');
+    expect(viaFetch(server)).toEqual([true, false]);
+  });
 });
 
 describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
   it.each([
     ['gzip', gzipSync],
     ['deflate', deflateSync],
+    // Raw deflate (no zlib header), which some servers send for "deflate": undici reads it too.
+    ['deflate', deflateRawSync],
     ['br', brotliCompressSync],
-  ] as const)('a %s body is decoded', async (encoding, compress) => {
+    // A list is undone from the last coding to the first.
+    ['gzip, br', (bytes: Buffer) => brotliCompressSync(gzipSync(bytes))],
+  ] as const)('a %s body is decoded (%o)', async (encoding, compress) => {
     const expected = payment({ customer_name: 'Aïssatou Ndiaye' });
     server = await startServer((x) => {
       const bytes = compress(Buffer.from(JSON.stringify({ data: expected })));
@@ -70,6 +108,16 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
       x.res.end(bytes);
     });
     // br is decoded when the service sends it, though neither exchange asks for it.
+    await expect(clientFor(server, transport).payments.retrieve('p-1')).resolves.toEqual(expected);
+  });
+
+  it('a UTF-8 BOM before the JSON is dropped, as fetch drops it (an IIS or .NET proxy sends one)', async () => {
+    const expected = payment();
+    server = await startServer((x) => {
+      const bytes = Buffer.from(`\uFEFF${JSON.stringify({ data: expected })}`);
+      x.res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': bytes.length });
+      x.res.end(bytes);
+    });
     await expect(clientFor(server, transport).payments.retrieve('p-1')).resolves.toEqual(expected);
   });
 
@@ -174,7 +222,7 @@ describe('over TLS: an https baseUrl goes through node:https', () => {
     return { origin, seen, close };
   }
 
-  it('a certificate the process does not trust is a connection error naming why; nothing is sent', async () => {
+  it('a certificate the process does not trust is a connection error naming why', async () => {
     const tls = await startTlsServer();
     try {
       const error = await new PaymentsClient({ apiKey: API_KEY, baseUrl: tls.origin, maxRetries: 0 }).payments.retrieve('p-1').then(
@@ -183,7 +231,8 @@ describe('over TLS: an https baseUrl goes through node:https', () => {
       );
       expect(error).toBeInstanceOf(APIConnectionError);
       expect((error as Error).message).toMatch(/self[- ]signed/i);
-      expect(tls.seen).toEqual([]);
+      // The TLS handshake's own error, as node:https reports it (fetch would wrap it in "fetch failed").
+      expect(((error as Error).cause as { cause?: { code?: string } }).cause?.code).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
     } finally {
       await tls.close();
     }
