@@ -372,7 +372,7 @@ async function benchPagination(origin: string) {
 
   // Timing: no gc() calls inside (they would be timed).
   const plain = walks(false);
-  const rounds = QUICK ? 2 : 5;
+  const rounds = QUICK ? 2 : 9;
   const timing = await interleave(
     {
       raw: timedWalk(plain.raw),

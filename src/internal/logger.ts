@@ -45,6 +45,8 @@ export function redactHeaders(headers: Headers): Record<string, string> {
 /** Replaces every occurrence of each secret in `text` (defence in depth for messages built from input). */
 export function redactSecrets(text: string, secrets: readonly string[]): string {
   let out = text;
-  for (const secret of secrets) if (secret.length >= 4) out = out.split(secret).join('[redacted]');
+  // `includes` first: split + join copies the whole text (43 KB per page of 100 payments) even when
+  // the secret is not in it, which is almost always.
+  for (const secret of secrets) if (secret.length >= 4 && out.includes(secret)) out = out.split(secret).join('[redacted]');
   return out;
 }

@@ -132,23 +132,35 @@ function exchangeWith({ http, https, zlib }: NodeBuiltins): Exchanger {
         res.on('close', () => {
           if (!res.complete) fail(new Error('the connection closed before the end of the body'));
         });
-        const chunks: Uint8Array[] = [];
-        res.on('data', (chunk: Uint8Array) => {
-          chunks.push(chunk);
-        });
-        res.on('end', () => {
-          const finish = (bytes: Uint8Array) => {
-            try {
-              resolve({ response: toResponse(res, url), text: utf8.decode(bytes) });
-            } catch (error) {
-              fail(error);
-            }
-          };
-          const bytes = chunks.length === 1 ? (chunks[0] as Uint8Array) : Buffer.concat(chunks);
-          const codings = res.headers['content-encoding'];
-          if (codings === undefined || bytes.byteLength === 0) finish(bytes);
-          else decode(zlib, codings, bytes).then(finish, fail);
-        });
+        const finish = (text: string) => {
+          try {
+            resolve({ response: toResponse(res, url), text });
+          } catch (error) {
+            fail(error);
+          }
+        };
+        const codings = res.headers['content-encoding'];
+        if (codings === undefined) {
+          // The usual case: decoded as it arrives (UTF-8 kept whole across chunks, bad bytes replaced);
+          // no buffer of the whole body to allocate, copy and collect.
+          res.setEncoding('utf8');
+          let text = '';
+          res.on('data', (chunk: string) => {
+            text += chunk;
+          });
+          // fetch's text() drops a leading BOM (an IIS or .NET proxy sends one); so does this.
+          res.on('end', () => finish(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text));
+        } else {
+          const chunks: Uint8Array[] = [];
+          res.on('data', (chunk: Uint8Array) => {
+            chunks.push(chunk);
+          });
+          res.on('end', () => {
+            const bytes = Buffer.concat(chunks);
+            const decoded = bytes.byteLength === 0 ? Promise.resolve(bytes) : decode(zlib, codings, bytes);
+            decoded.then((plain) => finish(utf8.decode(plain)), fail);
+          });
+        }
       });
       request.on('error', fail);
       request.end(body);
