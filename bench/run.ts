@@ -312,6 +312,15 @@ async function benchPagination(origin: string) {
   const walks = (work: boolean, delayMs = 0) => {
     const sent = delayMs > 0 ? { ...headers, 'x-bench-delay-ms': String(delayMs) } : headers;
     const options = delayMs > 0 ? { headers: { 'x-bench-delay-ms': String(delayMs) } } : {};
+    /** The SDK's `.pages()` walk, on the client given (its node:http exchange, or its fetch one). */
+    const pagesOf = (sdk: PaymentsClient) => async () => {
+      let items = 0;
+      for await (const page of sdk.payments.list({ per_page: 100 }, options).pages()) {
+        items += page.data.length;
+        if (work) await sleep(1);
+      }
+      return items;
+    };
     return {
       raw: async () => {
         let items = 0;
@@ -326,22 +335,8 @@ async function benchPagination(origin: string) {
         }
         return items;
       },
-      sdk: async () => {
-        let items = 0;
-        for await (const page of client.payments.list({ per_page: 100 }, options).pages()) {
-          items += page.data.length;
-          if (work) await sleep(1);
-        }
-        return items;
-      },
-      sdkFetch: async () => {
-        let items = 0;
-        for await (const page of fetchClient.payments.list({ per_page: 100 }, options).pages()) {
-          items += page.data.length;
-          if (work) await sleep(1);
-        }
-        return items;
-      },
+      sdk: pagesOf(client),
+      sdkFetch: pagesOf(fetchClient),
       sdkItems: async () => {
         let items = 0;
         for await (const _payment of client.payments.list({ per_page: 100 }, options)) {
