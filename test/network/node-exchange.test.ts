@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
-import { APIConnectionError, APIError, APIUserAbortError, type ClientOptions, PaymentsClient } from 'payments-sdk';
+import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, type ClientOptions, PaymentsClient } from 'payments-sdk';
 import { getGlobalDispatcher, MockAgent, setGlobalDispatcher } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { API_KEY, payment } from '../helpers/fixtures.js';
@@ -161,6 +161,18 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
     expect(response.headers.get('x-request-id')).toBe('req_42');
     expect(response.headers.get('content-type')).toBe('application/json');
     expect(response.url).toBe(`${server.origin}/api/v1/payments/p-1`);
+  });
+
+  it('a timed-out attempt closes its socket (nothing is left waiting on a silent service)', async () => {
+    let closed!: () => void;
+    const socketClosed = new Promise<void>((resolve) => {
+      closed = resolve;
+    });
+    server = await startServer((x) => {
+      x.req.socket.on('close', closed);
+    });
+    await expect(clientFor(server, { ...transport, timeout: 100 }).payments.retrieve('p-1')).rejects.toBeInstanceOf(APITimeoutError);
+    await socketClosed;
   });
 
   it("the caller's abort while the service is silent ends the call and closes its socket", async () => {
