@@ -133,7 +133,9 @@ function fetchExchanger(fetchImpl: typeof fetch): Exchanger {
     const controller = new AbortController();
     // async: a custom fetch that throws instead of rejecting is still one failed attempt.
     const received = (async () => {
-      const response = await fetchImpl(url, { ...init, signal: controller.signal });
+      // `manual`: a 3xx comes back as it is and becomes an APIError, as on node:http, on every
+      // runtime; followed, a POST would be replayed as a GET and the key could go to another host.
+      const response = await fetchImpl(url, { ...init, redirect: 'manual', signal: controller.signal });
       return { response, text: await response.text() };
     })();
     return { received, cancel: (reason) => controller.abort(reason) };
