@@ -112,6 +112,7 @@ export function nodeExchanger(): (() => Exchanger | undefined) | undefined {
 
 /** Decodes bodies as fetch's `text()` does: UTF-8, a leading BOM dropped, bad bytes replaced. */
 const utf8 = new TextDecoder();
+const utf8Encoder = new TextEncoder();
 
 function exchangeWith({ http, https, zlib }: NodeBuiltins): Exchanger {
   return (url, init): Exchange => {
@@ -122,7 +123,7 @@ function exchangeWith({ http, https, zlib }: NodeBuiltins): Exchanger {
         headers[name] = value;
       });
       headers['accept-encoding'] ??= ACCEPT_ENCODING;
-      const body = init.body === undefined ? undefined : new TextEncoder().encode(init.body);
+      const body = init.body === undefined ? undefined : utf8Encoder.encode(init.body);
       if (body) headers['content-length'] = String(body.byteLength);
       const fail = (error: unknown) => reject(networkError(error));
       request = (url.startsWith('https:') ? https : http).request(url, { method: init.method, headers }, (res) => {
