@@ -1,8 +1,10 @@
 /**
  * The response parser and the error mapper, fed arbitrary answers: whatever the body (JSON of any
  * shape, text, HTML, nothing), status and headers, a call resolves or rejects with one of the SDK's
- * own errors, never a TypeError from deep inside. Driven through the real client (a custom `fetch`
- * answering `new Response(...)`), and by calling `makeAPIError` / `toSDKError` directly.
+ * own errors, never a TypeError from deep inside. Driven through the real client twice: with a
+ * custom `fetch` answering `new Response(...)` (the fetch exchange), and with the same answers, plus
+ * any reason phrase, sent by a real server on 127.0.0.1 (the node:http exchange, which builds its
+ * own `Response`); and by calling `makeAPIError` / `toSDKError` directly.
  */
 import fc from 'fast-check';
 import {
@@ -20,10 +22,11 @@ import {
   ResponseValidationError,
   UnprocessableEntityError,
 } from 'payments-sdk';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeAPIError } from '../../src/core/errors.js';
 import { toSDKError } from '../../src/internal/http.js';
 import { API_KEY, BASE, checkoutSession, envelope, payment } from '../helpers/fixtures.js';
+import { startServer, type TestServer } from '../network/server.js';
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 300);
 
@@ -228,47 +231,79 @@ function describeError(error: unknown): string {
   return error instanceof Error ? `${error.constructor.name}: ${error.message}\n${error.stack}` : String(error);
 }
 
+type Answer = { call: Call; status: number; valid: boolean; body: string; headers: Record<string, string> };
+
+/** The property both drivers hold the client to: the call resolves only on a matching 2xx, else rejects with the SDK's error of the status's class. */
+async function checkOutcome(a: Answer, client: PaymentsClient): Promise<void> {
+  const { call } = a;
+  let outcome: { ok: true } | { ok: false; error: unknown };
+  try {
+    await invoke(client, call);
+    outcome = { ok: true };
+  } catch (error) {
+    outcome = { ok: false, error };
+  }
+  const ok = a.status >= 200 && a.status < 300;
+  // A valid body (whatever unknown fields and status values it carries) on a 2xx must resolve.
+  if (ok && a.valid && !NULL_BODY_STATUSES.has(a.status))
+    expect(outcome, describeError(!outcome.ok && outcome.error)).toEqual({ ok: true });
+  if (outcome.ok) {
+    // Only a 2xx whose body matches the schema may resolve.
+    expect(ok).toBe(true);
+    return;
+  }
+  const { error } = outcome;
+  expect(error instanceof PaymentsError, describeError(error)).toBe(true);
+  expect(typeof (error as Error).message).toBe('string');
+  if (ok) {
+    // A 2xx that does not parse or does not match; or pagination refusing a loop.
+    expect(
+      error instanceof ResponseValidationError || (call === 'list.pages' && (error as Error).message.includes('already visited')),
+      describeError(error),
+    ).toBe(true);
+  } else {
+    expect(error, describeError(error)).toBeInstanceOf(expectedClass(a.status));
+    expect((error as APIError).status).toBe(a.status);
+  }
+  if (call === 'payments.create' || call === 'checkoutSessions.create') {
+    expect((error as PaymentsError).idempotencyKey).toEqual(expect.any(String));
+  }
+}
+
 describe('the response parser, fed arbitrary answers through the real client', () => {
   it('resolves, or rejects with a PaymentsError of the class the status calls for', async () => {
     await fc.assert(
-      fc.asyncProperty(exchange, async (a) => {
-        const { call } = a;
-        const client = clientAnswering(a);
-        let outcome: { ok: true } | { ok: false; error: unknown };
-        try {
-          await invoke(client, call);
-          outcome = { ok: true };
-        } catch (error) {
-          outcome = { ok: false, error };
-        }
-        const ok = a.status >= 200 && a.status < 300;
-        // A valid body (whatever unknown fields and status values it carries) on a 2xx must resolve.
-        if (ok && a.valid && !NULL_BODY_STATUSES.has(a.status))
-          expect(outcome, describeError(!outcome.ok && outcome.error)).toEqual({ ok: true });
-        if (outcome.ok) {
-          // Only a 2xx whose body matches the schema may resolve.
-          expect(ok).toBe(true);
-          return;
-        }
-        const { error } = outcome;
-        expect(error instanceof PaymentsError, describeError(error)).toBe(true);
-        expect(typeof (error as Error).message).toBe('string');
-        if (ok) {
-          // A 2xx that does not parse or does not match; or pagination refusing a loop.
-          expect(
-            error instanceof ResponseValidationError || (call === 'list.pages' && (error as Error).message.includes('already visited')),
-            describeError(error),
-          ).toBe(true);
-        } else {
-          expect(error, describeError(error)).toBeInstanceOf(expectedClass(a.status));
-          expect((error as APIError).status).toBe(a.status);
-        }
-        if (call === 'payments.create' || call === 'checkoutSessions.create') {
-          expect((error as PaymentsError).idempotencyKey).toEqual(expect.any(String));
-        }
-      }),
+      fc.asyncProperty(exchange, (a) => checkOutcome(a, clientAnswering(a))),
       { numRuns: RUNS },
     );
+  });
+});
+
+describe('the same answers sent by a real server on 127.0.0.1, read by the node:http exchange', () => {
+  // The answer the server sends next; a reason phrase of any latin-1 text goes with it.
+  let next: (Answer & { reason: string }) | undefined;
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startServer(({ res }) => {
+      const a = next as Answer & { reason: string };
+      res.writeHead(a.status, a.reason, a.headers);
+      res.end(NULL_BODY_STATUSES.has(a.status) ? undefined : a.body);
+    });
+  });
+  afterAll(() => server.close());
+
+  it('resolves, or rejects with a PaymentsError of the class the status calls for', async () => {
+    const client = new PaymentsClient({ apiKey: API_KEY, baseUrl: server.origin, maxRetries: 0, timeout: 5_000 });
+    const reason = fc.stringMatching(/^[\t\x20-\x7e\x80-\xff]{0,24}$/);
+    await fc.assert(
+      fc.asyncProperty(exchange, reason, async (a, phrase) => {
+        next = { ...a, reason: phrase };
+        await checkOutcome(a, client);
+      }),
+      { numRuns: Math.ceil(RUNS / 2) },
+    );
+    // The default client on Node: the server never saw fetch's sec-fetch-mode (undici sends it always).
+    expect(server.requests.some((r) => r.headers['sec-fetch-mode'] !== undefined)).toBe(false);
   });
 });
 
