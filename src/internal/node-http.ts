@@ -4,8 +4,8 @@
  *
  * Why: on Node, `fetch` is undici's WHATWG layer (streams, a `Request`, an `AbortSignal` followed
  * through a `FinalizationRegistry`) over the same sockets. Measured on this machine, one loopback GET
- * costs 0.78× of a raw `fetch` through `http.request`, a page of 100 payments 0.73× (BENCHMARKS.md
- * §1): the difference between meeting and missing issue 7's budgets. stripe-node makes the same
+ * through a bare `http.request` costs 0.72–0.83× of a bare `fetch`, a page of 100 payments about
+ * 0.7× (BENCHMARKS.md §1, §2): the difference between meeting and missing issue 7's budgets. stripe-node makes the same
  * choice (its `NodeHttpClient`, `fetch` elsewhere).
  *
  * The modules come from `process.getBuiltinModule`, not an `import`: the bundle stays one file for
@@ -52,8 +52,9 @@ function isNodeOwnFetch(candidate: unknown): boolean {
 }
 
 /**
- * Where undici keeps the dispatcher every `fetch` goes through: `.1` is read by the undici inside
- * Node 22 and 24; undici 8 (npm) writes its own to `.2`, and a `Dispatcher1Wrapper` of it to `.1`.
+ * Where undici keeps the dispatcher every `fetch` goes through. Node 22's undici (6) uses `.1`;
+ * Node 24's (7) puts the same `Agent` at `.1` and `.2`; npm undici 8 writes its own to `.2` and a
+ * `Dispatcher1Wrapper` of it to `.1`.
  */
 const DISPATCHER_1 = Symbol.for('undici.globalDispatcher.1');
 const DISPATCHER_2 = Symbol.for('undici.globalDispatcher.2');
@@ -75,8 +76,9 @@ function defaultDispatcher(): boolean {
 }
 
 /**
- * A proxy set for fetch through the environment (`NODE_USE_ENV_PROXY`, `--use-env-proxy`): fetch
- * honours it on every Node the SDK supports, `http.request` only on recent 24.x.
+ * A proxy set through the environment (`NODE_USE_ENV_PROXY`, `--use-env-proxy`): fetch honours it
+ * from Node 22.21 / 24.0, `http.request` only from 22.21 / 24.5. Leaving it to fetch is right on
+ * every version: where neither honours it, nothing is lost.
  */
 function usesEnvProxy(): boolean {
   const env = g.process?.env ?? {};
@@ -86,8 +88,8 @@ function usesEnvProxy(): boolean {
   return argv.includes('--use-env-proxy');
 }
 
-/** What fetch would send: undici asks for compressed bodies, so the Node exchange does too, and decodes them. */
-const ACCEPT_ENCODING = 'gzip, deflate';
+/** What undici's fetch asks for (brotli only over https), so the Node exchange asks the same, and decodes it. */
+const acceptEncoding = (url: string) => (url.startsWith('https:') ? 'br, gzip, deflate' : 'gzip, deflate');
 
 /**
  * The Node exchange, or `undefined` where it does not apply. Checked on every call, because a test or
@@ -122,11 +124,13 @@ function exchangeWith({ http, https, zlib }: NodeBuiltins): Exchanger {
       init.headers.forEach((value, name) => {
         headers[name] = value;
       });
-      headers['accept-encoding'] ??= ACCEPT_ENCODING;
+      headers['accept-encoding'] ??= acceptEncoding(url);
       const body = init.body === undefined ? undefined : utf8Encoder.encode(init.body);
       if (body) headers['content-length'] = String(body.byteLength);
       const fail = (error: unknown) => reject(networkError(error));
+      let answered = false;
       request = (url.startsWith('https:') ? https : http).request(url, { method: init.method, headers }, (res) => {
+        answered = true;
         res.on('error', fail);
         // A socket closed before the body's end (a reset, a Content-Length never reached) fails the
         // attempt, as undici's "terminated" does: retried with the same Idempotency-Key.
@@ -164,6 +168,11 @@ function exchangeWith({ http, https, zlib }: NodeBuiltins): Exchanger {
         }
       });
       request.on('error', fail);
+      // A request that ends without an answer and without an error (a 101 or an upgrade answered to
+      // a plain request: Node drops the socket) fails now, not when the attempt's timer fires.
+      request.on('close', () => {
+        if (!answered) fail(new Error('the connection closed without an answer'));
+      });
       request.end(body);
     });
     // Destroying the request frees its socket (a keep-alive socket mid-answer cannot be reused).
@@ -211,10 +220,12 @@ function toResponse(res: Http.IncomingMessage, url: string): Response {
   const raw = res.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
   const status = res.statusCode ?? 0;
-  // A Response only holds 200–599; fetch too fails on anything else.
-  if (status < 200 || status > 599) throw new Error(`the service answered with status ${status}`);
-  const response = new Response(null, { status, statusText: res.statusMessage ?? '', headers });
+  // A constructed Response only holds 200–599, but undici's fetch hands back whatever status came
+  // (a firewall's 999): so does this, and the transport maps it as fetch's (an APIError, not retried).
+  const inRange = status >= 200 && status <= 599;
+  const response = new Response(null, { status: inRange ? status : 599, statusText: res.statusMessage ?? '', headers });
   Object.defineProperty(response, 'url', { value: url });
+  if (!inRange) Object.defineProperties(response, { status: { value: status }, ok: { value: false } });
   return response;
 }
 
@@ -223,6 +234,15 @@ function toResponse(res: Http.IncomingMessage, url: string): Response {
  * `code`), which the transport retries and maps to `APIConnectionError`.
  */
 function networkError(error: unknown): TypeError {
-  const message = error instanceof Error ? error.message : 'network error';
-  return new TypeError(message, { cause: error });
+  if (!(error instanceof Error)) return new TypeError('network error', { cause: error });
+  // The cause keeps what diagnoses (message, code, syscall, address, port) and nothing else: Node's
+  // parse errors carry `rawPacket`, the answer's raw bytes, where an echoed key would sit unredacted.
+  const { code, syscall, address, port } = error as Error & Record<string, unknown>;
+  const cause = Object.assign(new Error(error.message), { name: error.name }, defined({ code, syscall, address, port }));
+  return new TypeError(error.message, { cause });
+}
+
+/** The members whose value is not `undefined`. */
+function defined(fields: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }

@@ -22,10 +22,16 @@ afterEach(async () => {
 const keysOf = (s: TestServer) => s.requests.filter((r) => r.method === 'POST').map((r) => r.headers['idempotency-key']);
 
 // Every case runs over both exchanges: they share the retry loop, not the socket handling.
-describe.each(TRANSPORTS)('over %s', (_name, transport) => {
+describe.each(TRANSPORTS)('over %s', (name, transport) => {
   function clientFor(s: TestServer, options: ClientOptions = {}) {
     return new PaymentsClient({ apiKey: API_KEY, baseUrl: s.origin, retryBackoff: { initialMs: 1, maxMs: 4 }, ...transport, ...options });
   }
+
+  it('goes through the exchange this block names (fetch sends sec-fetch-mode, node:http never)', async () => {
+    server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
+    await clientFor(server).payments.retrieve('p-1');
+    expect(server.requests.map((r) => r.headers['sec-fetch-mode'] !== undefined)).toEqual([name === 'fetch']);
+  });
 
   describe('socket resets on a creation', () => {
     it('reset BEFORE the server acts: the retry creates it, with the same key, once', async () => {
@@ -241,6 +247,8 @@ describe.each(TRANSPORTS)('over %s', (_name, transport) => {
       expect(error).toBeInstanceOf(APIConnectionError);
       expect(error).not.toBeInstanceOf(APITimeoutError);
       expect((error as Error).message).toMatch(/ECONNREFUSED/);
+      // Where README "How requests are sent" tells merchants to look, the same on both exchanges.
+      expect(((error as Error).cause as { cause?: { code?: string } }).cause?.code).toBe('ECONNREFUSED');
       expect(retries).toHaveLength(2);
       expect(retries[0]).toMatch(/^payments-sdk: retry 1 of GET .* after a connection error$/);
     });

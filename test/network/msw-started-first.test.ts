@@ -5,7 +5,7 @@
  */
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
-import { afterAll, expect, it } from 'vitest';
+import { afterAll, expect, it, vi } from 'vitest';
 import { API_KEY, payment } from '../helpers/fixtures.js';
 
 const seen: { url: string; authorization: string | null }[] = [];
@@ -20,12 +20,19 @@ const server = setupServer(
 );
 // Started at module evaluation, before the SDK is imported below.
 server.listen({ onUnhandledFrame: 'error' });
-afterAll(() => server.close());
+// msw answers node:http too (its ClientRequest interceptor), so which exchange was taken is told by
+// a spy over msw's fetch, installed with it.
+const viaFetch = vi.spyOn(globalThis, 'fetch');
+afterAll(() => {
+  viaFetch.mockRestore();
+  server.close();
+});
 
 it('a client loaded after msw started is answered by msw, the key sent', async () => {
   const { PaymentsClient } = await import('payments-sdk');
   // Nothing listens on 127.0.0.1:4020: were msw to miss the request, it would fail, not reach a service.
   const client = new PaymentsClient({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:4020', maxRetries: 0 });
   await expect(client.payments.retrieve('p-1')).resolves.toEqual(payment());
+  expect(viaFetch).toHaveBeenCalledTimes(1);
   expect(seen).toEqual([{ url: 'http://127.0.0.1:4020/api/v1/payments/p-1', authorization: `Bearer ${API_KEY}` }]);
 });

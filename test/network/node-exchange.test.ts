@@ -6,7 +6,8 @@
  */
 import { readFileSync } from 'node:fs';
 import https from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
+import { inspect } from 'node:util';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, type ClientOptions, PaymentsClient } from 'payments-sdk';
 import { getGlobalDispatcher, MockAgent, setGlobalDispatcher } from 'undici';
@@ -37,6 +38,10 @@ describe('which exchange a client takes on Node', () => {
     expect(server.requests[0]?.headers['accept-encoding']).toBe('gzip, deflate');
   });
 
+  it("the MockAgent case below aside, undici 8 is imported by this file: Node's own default dispatcher is covered in dispatcher-default.test.ts", () => {
+    expect((globalThis as Record<symbol, unknown>)[Symbol.for('undici.globalDispatcher.2')]).toBeDefined();
+  });
+
   it('the fetch option when one is given', async () => {
     server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
     const given = vi.fn((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
@@ -58,7 +63,7 @@ describe('which exchange a client takes on Node', () => {
     expect(viaFetch(server)).toEqual([true, false]);
   });
 
-  it('fetch while undici has a global dispatcher set by the program (a MockAgent here; a ProxyAgent alike)', async () => {
+  it('fetch while undici has a global dispatcher set by the program (a MockAgent)', async () => {
     server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
     const client = clientFor(server);
     const original = getGlobalDispatcher();
@@ -91,7 +96,106 @@ describe('which exchange a client takes on Node', () => {
   });
 });
 
+/** A TCP server on 127.0.0.1 that answers every request with these exact bytes, then closes. */
+async function startRawServer(answer: string) {
+  const sockets = new Set<Socket>();
+  let requests = 0;
+  const tcp = createTcpServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => undefined);
+    let head = '';
+    socket.on('data', (chunk) => {
+      head += chunk.toString('latin1');
+      if (!head.includes('\r\n\r\n')) return;
+      head = '';
+      requests += 1;
+      socket.end(answer, 'latin1');
+    });
+  });
+  await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+  const origin = `http://127.0.0.1:${(tcp.address() as AddressInfo).port}`;
+  const close = () =>
+    new Promise<void>((resolve) => {
+      for (const socket of sockets) socket.destroy();
+      tcp.close(() => resolve());
+    });
+  return { origin, requests: () => requests, close };
+}
+
+/** Every string an error holds, deep: own properties (hidden ones too), causes, and bytes decoded. */
+function everythingIn(value: unknown, seen = new Set<unknown>()): string {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
+  if (seen.has(value)) return '';
+  seen.add(value);
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('latin1');
+  const parts = [inspect(value, { showHidden: true, depth: 6 })];
+  for (const key of Reflect.ownKeys(value)) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+    if (descriptor && 'value' in descriptor) parts.push(everythingIn(descriptor.value, seen));
+  }
+  return parts.join('\n');
+}
+
 describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
+  it("a status above 599 (a firewall's 999) is an APIError of that status, not retried, as fetch hands it back", async () => {
+    server = await startServer((x) => {
+      x.res.writeHead(999, 'Request denied', { 'Content-Type': 'text/plain', 'Content-Length': 6 });
+      x.res.end('denied');
+    });
+    const error = await clientFor(server, { ...transport, maxRetries: 2 })
+      .payments.retrieve('p-1')
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).status).toBe(999);
+    expect((error as APIError).body).toBe('denied');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('a 101 answered to a plain request fails the attempt at once, not when its timer fires', async () => {
+    const raw = await startRawServer('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: nonsense\r\n\r\n');
+    try {
+      const started = Date.now();
+      const error = await new PaymentsClient({
+        apiKey: API_KEY,
+        baseUrl: raw.origin,
+        maxRetries: 0,
+        timeout: 10_000,
+        ...transport,
+      }).payments
+        .retrieve('p-1')
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(APIConnectionError);
+      expect(error).not.toBeInstanceOf(APITimeoutError);
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      await raw.close();
+    }
+  });
+
+  it('an answer HTTP cannot parse, echoing the key, leaves the key nowhere in the error (Node keeps the raw bytes)', async () => {
+    const raw = await startRawServer(`HTTP/1.1 200 OK\r\nX-Echo: Bearer ${API_KEY}\r\nthis is not a header\r\n\r\n`);
+    try {
+      const error = await new PaymentsClient({ apiKey: API_KEY, baseUrl: raw.origin, maxRetries: 0, ...transport }).payments
+        .retrieve('p-1')
+        .then(
+          () => undefined,
+          (e: unknown) => e,
+        );
+      expect(error).toBeInstanceOf(APIConnectionError);
+      expect(raw.requests()).toBe(1);
+      expect(everythingIn(error)).not.toContain(API_KEY);
+    } finally {
+      await raw.close();
+    }
+  });
+
   it.each([
     ['gzip', gzipSync],
     ['deflate', deflateSync],
@@ -107,7 +211,7 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
       x.res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': encoding, 'Content-Length': bytes.length });
       x.res.end(bytes);
     });
-    // br is decoded when the service sends it, though neither exchange asks for it.
+    // br is decoded when the service sends it (both exchanges ask for it over https only).
     await expect(clientFor(server, transport).payments.retrieve('p-1')).resolves.toEqual(expected);
   });
 
@@ -224,7 +328,7 @@ describe('over TLS: an https baseUrl goes through node:https', () => {
   async function startTlsServer() {
     const seen: string[] = [];
     const tls = https.createServer({ key: tlsFile('key.pem'), cert }, (req, res) => {
-      seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
+      seen.push(`${req.method} ${req.url} ${req.headers.authorization} ${req.headers['accept-encoding']}`);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ data: payment() }));
     });
@@ -254,14 +358,14 @@ describe('over TLS: an https baseUrl goes through node:https', () => {
     }
   });
 
-  it('with the certificate trusted (as NODE_EXTRA_CA_CERTS would), the call succeeds with the key sent', async () => {
+  it('with the certificate trusted (as NODE_EXTRA_CA_CERTS would), the call succeeds with the key sent, asking for br as fetch does over https', async () => {
     const tls = await startTlsServer();
     // Trusted for this test only, through the agent node:https uses by default.
     https.globalAgent.options.ca = cert;
     try {
       const client = new PaymentsClient({ apiKey: API_KEY, baseUrl: tls.origin, maxRetries: 0 });
       await expect(client.payments.retrieve('p-1')).resolves.toEqual(payment());
-      expect(tls.seen).toEqual([`GET /api/v1/payments/p-1 Bearer ${API_KEY}`]);
+      expect(tls.seen).toEqual([`GET /api/v1/payments/p-1 Bearer ${API_KEY} br, gzip, deflate`]);
     } finally {
       delete https.globalAgent.options.ca;
       https.globalAgent.destroy();

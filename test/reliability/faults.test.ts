@@ -86,7 +86,7 @@ async function pool<T>(count: number, limit: number, task: (i: number) => Promis
 type Outcome = { ok: true; result: WithResponse<Created> } | { ok: false; error: unknown };
 
 // The whole run, once over each exchange the client has on Node: node:http (the default) and fetch.
-describe.each(TRANSPORTS)('over %s', (_name, transport) => {
+describe.each(TRANSPORTS)('over %s', (name, transport) => {
   beforeAll(async () => {
     server = await startFaultServer({
       seed: SEED,
@@ -163,6 +163,11 @@ describe.each(TRANSPORTS)('over %s', (_name, transport) => {
       const doubled = [...server.ops].filter(([, log]) => log.creations !== 1).map(([op, log]) => ({ op, creations: log.creations }));
       expect(doubled, `operations without exactly one creation (seed ${SEED})`).toEqual([]);
       expect(server.missingKey).toBe(0);
+    });
+
+    it('went through the exchange this block names (fetch sends sec-fetch-mode, node:http never)', () => {
+      const attempts = [...server.ops.values()].reduce((sum, log) => sum + log.attempts, 0);
+      expect(server.viaFetch).toBe(name === 'fetch' ? attempts : 0);
     });
 
     it('sent one Idempotency-Key per operation, on every attempt, and never hit a conflict', () => {

@@ -353,9 +353,11 @@ const ERROR_CLASSES = Object.entries(errorsModule)
   .map(([name]) => name);
 
 // Every case over both exchanges of the client on Node: their network errors and answers differ.
-describe.each(TRANSPORTS)('over %s', (_name, options) => {
+describe.each(TRANSPORTS)('over %s', (name, options) => {
+  let firstRequest = 0;
   beforeAll(() => {
     transport = options;
+    firstRequest = server.requests.length;
   });
 
   describe('secret hygiene across every error class (debug logging on)', () => {
@@ -416,5 +418,11 @@ describe.each(TRANSPORTS)('over %s', (_name, options) => {
       expectClean(error, expected);
       expectClean(lines, 'the log');
     });
+  });
+
+  it('sent every request of this block through the exchange it names (fetch sends sec-fetch-mode, node:http never)', () => {
+    const mine = server.requests.slice(firstRequest);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(new Set(mine.map((r) => r.headers['sec-fetch-mode'] !== undefined))).toEqual(new Set([name === 'fetch']));
   });
 });
