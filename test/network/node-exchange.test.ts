@@ -5,12 +5,13 @@
  * Everything shared with fetch (retries, timeouts, resets) runs over both in core-network.test.ts.
  */
 import { readFileSync } from 'node:fs';
+import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import https from 'node:https';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { inspect } from 'node:util';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, type ClientOptions, PaymentsClient } from 'payments-sdk';
-import { getGlobalDispatcher, MockAgent, setGlobalDispatcher } from 'undici';
+import { getGlobalDispatcher, MockAgent, ProxyAgent, setGlobalDispatcher } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { API_KEY, payment } from '../helpers/fixtures.js';
 import { answerCreation, startServer, type TestServer, TRANSPORTS } from './server.js';
@@ -84,6 +85,35 @@ describe('which exchange a client takes on Node', () => {
     // undici's default Agent back in place (fetch has run, so it exists): node:http again.
     await client.payments.retrieve('p-2');
     expect(viaFetch(server)).toEqual([false]);
+  });
+
+  it("a ProxyAgent set as undici's global dispatcher carries the call through the proxy", async () => {
+    server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
+    // A forward proxy on 127.0.0.1: undici sends it absolute-form requests for http:// targets.
+    const proxied: string[] = [];
+    const proxy = createHttpServer((req, res) => {
+      proxied.push(`${req.method} ${req.url}`);
+      const upstream = httpRequest(req.url ?? '', { method: req.method, headers: req.headers }, (answer) => {
+        res.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(res);
+      });
+      upstream.on('error', () => res.destroy());
+      req.pipe(upstream);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const original = getGlobalDispatcher();
+    const agent = new ProxyAgent(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+    setGlobalDispatcher(agent);
+    try {
+      await expect(clientFor(server).payments.retrieve('p-1')).resolves.toEqual(payment());
+      expect(proxied).toEqual([`GET ${server.origin}/api/v1/payments/p-1`]);
+      expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${API_KEY}`);
+    } finally {
+      setGlobalDispatcher(original);
+      await agent.close();
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
   });
 
   it('fetch when NODE_USE_ENV_PROXY asks fetch to honour HTTP_PROXY / HTTPS_PROXY', async () => {
