@@ -13,6 +13,7 @@ import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, type ClientOptions, PaymentsClient } from 'payments-sdk';
 import { getGlobalDispatcher, MockAgent, ProxyAgent, setGlobalDispatcher } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { caught } from '../core/support.js';
 import { API_KEY, payment } from '../helpers/fixtures.js';
 import { answerCreation, startServer, type TestServer, TRANSPORTS } from './server.js';
 
@@ -167,18 +168,31 @@ function everythingIn(value: unknown, seen = new Set<unknown>()): string {
   return parts.join('\n');
 }
 
+/**
+ * Starts `server` as a service that never answers (only the client can end an exchange). Returns it,
+ * with a promise settled when the socket of its first request closes (in an object: an async
+ * function would wait for a promise it returned bare).
+ */
+async function startSilentServer(): Promise<{ silent: TestServer; socketClosed: Promise<void> }> {
+  let closed!: () => void;
+  const socketClosed = new Promise<void>((resolve) => {
+    closed = resolve;
+  });
+  const silent = await startServer((x) => {
+    x.req.socket.on('close', closed);
+  });
+  server = silent;
+  return { silent, socketClosed };
+}
+
 describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
   it("a status above 599 (a firewall's 999) is an APIError of that status, not retried, as fetch hands it back", async () => {
     server = await startServer((x) => {
       x.res.writeHead(999, 'Request denied', { 'Content-Type': 'text/plain', 'Content-Length': 6 });
       x.res.end('denied');
     });
-    const error = await clientFor(server, { ...transport, maxRetries: 2 })
-      .payments.retrieve('p-1')
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+    const client = clientFor(server, { ...transport, maxRetries: 2 });
+    const error = await caught(() => client.payments.retrieve('p-1'));
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).status).toBe(999);
     expect((error as APIError).body).toBe('denied');
@@ -189,18 +203,15 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
     const raw = await startRawServer('HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: nonsense\r\n\r\n');
     try {
       const started = Date.now();
-      const error = await new PaymentsClient({
-        apiKey: API_KEY,
-        baseUrl: raw.origin,
-        maxRetries: 0,
-        timeout: 10_000,
-        ...transport,
-      }).payments
-        .retrieve('p-1')
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
+      const error = await caught(() =>
+        new PaymentsClient({
+          apiKey: API_KEY,
+          baseUrl: raw.origin,
+          maxRetries: 0,
+          timeout: 10_000,
+          ...transport,
+        }).payments.retrieve('p-1'),
+      );
       expect(error).toBeInstanceOf(APIConnectionError);
       expect(error).not.toBeInstanceOf(APITimeoutError);
       expect(Date.now() - started).toBeLessThan(5_000);
@@ -212,12 +223,9 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
   it('an answer HTTP cannot parse, echoing the key, leaves the key nowhere in the error (Node keeps the raw bytes)', async () => {
     const raw = await startRawServer(`HTTP/1.1 200 OK\r\nX-Echo: Bearer ${API_KEY}\r\nthis is not a header\r\n\r\n`);
     try {
-      const error = await new PaymentsClient({ apiKey: API_KEY, baseUrl: raw.origin, maxRetries: 0, ...transport }).payments
-        .retrieve('p-1')
-        .then(
-          () => undefined,
-          (e: unknown) => e,
-        );
+      const error = await caught(() =>
+        new PaymentsClient({ apiKey: API_KEY, baseUrl: raw.origin, maxRetries: 0, ...transport }).payments.retrieve('p-1'),
+      );
       expect(error).toBeInstanceOf(APIConnectionError);
       expect(raw.requests()).toBe(1);
       expect(everythingIn(error)).not.toContain(API_KEY);
@@ -298,29 +306,16 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
   });
 
   it('a timed-out attempt closes its socket (nothing is left waiting on a silent service)', async () => {
-    let closed!: () => void;
-    const socketClosed = new Promise<void>((resolve) => {
-      closed = resolve;
-    });
-    server = await startServer((x) => {
-      x.req.socket.on('close', closed);
-    });
-    await expect(clientFor(server, { ...transport, timeout: 100 }).payments.retrieve('p-1')).rejects.toBeInstanceOf(APITimeoutError);
+    const { silent, socketClosed } = await startSilentServer();
+    await expect(clientFor(silent, { ...transport, timeout: 100 }).payments.retrieve('p-1')).rejects.toBeInstanceOf(APITimeoutError);
     await socketClosed;
   });
 
   it("the caller's abort while the service is silent ends the call and closes its socket", async () => {
-    let closed!: () => void;
-    const socketClosed = new Promise<void>((resolve) => {
-      closed = resolve;
-    });
-    server = await startServer((x) => {
-      // Never answers: only the client can end this exchange.
-      x.req.socket.on('close', closed);
-    });
+    const { silent, socketClosed } = await startSilentServer();
     const controller = new AbortController();
-    const call = clientFor(server, transport).payments.retrieve('p-1', { signal: controller.signal });
-    await vi.waitFor(() => expect(server?.requests).toHaveLength(1));
+    const call = clientFor(silent, transport).payments.retrieve('p-1', { signal: controller.signal });
+    await vi.waitFor(() => expect(silent.requests).toHaveLength(1));
     controller.abort();
     await expect(call).rejects.toBeInstanceOf(APIUserAbortError);
     await socketClosed;
@@ -335,12 +330,8 @@ describe.each(TRANSPORTS)('redirects over %s', (_name, transport) => {
       x.res.writeHead(301, { Location: `${x.server.origin}/moved/p-1`, 'Content-Length': 0 });
       x.res.end();
     });
-    const error = await clientFor(server, transport)
-      .payments.retrieve('p-1')
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+    const client = clientFor(server, transport);
+    const error = await caught(() => client.payments.retrieve('p-1'));
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).status).toBe(301);
     expect((error as APIError).headers.get('location')).toBe(`${server.origin}/moved/p-1`);
@@ -375,9 +366,8 @@ describe('over TLS: an https baseUrl goes through node:https', () => {
   it('a certificate the process does not trust is a connection error naming why', async () => {
     const tls = await startTlsServer();
     try {
-      const error = await new PaymentsClient({ apiKey: API_KEY, baseUrl: tls.origin, maxRetries: 0 }).payments.retrieve('p-1').then(
-        () => undefined,
-        (e: unknown) => e,
+      const error = await caught(() =>
+        new PaymentsClient({ apiKey: API_KEY, baseUrl: tls.origin, maxRetries: 0 }).payments.retrieve('p-1'),
       );
       expect(error).toBeInstanceOf(APIConnectionError);
       expect((error as Error).message).toMatch(/self[- ]signed/i);
