@@ -40,7 +40,7 @@ interface Seen {
   requests: number;
   problems: string[];
   userAgent?: string;
-  /** How the request came: undici's fetch always sends `sec-fetch-mode`; Node's http.request never does. */
+  /** How the request came: a `sec-fetch-mode` header says fetch (undici, Deno and workerd send one). */
   exchange?: string;
 }
 const seenByKey = new Map<string, Seen>();
@@ -64,8 +64,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   seen.requests += 1;
   seen.userAgent = req.headers['user-agent'];
   seen.exchange = req.headers['sec-fetch-mode'] ? `fetch (sec-fetch-mode: ${req.headers['sec-fetch-mode']})` : 'no sec-fetch-mode';
-  // On Node the client talks node:http (src/internal/node-http.ts); a fetch there means it fell back.
-  if (seen.userAgent?.includes('(node/') && req.headers['sec-fetch-mode']) seen.problems.push('Node used fetch, not node:http');
+  // On Node the client sends through undici's fetch, which always sends sec-fetch-mode.
+  if (seen.userAgent?.includes('(node/') && !req.headers['sec-fetch-mode']) seen.problems.push('Node did not send through fetch');
   const problems: string[] = [];
   if (req.method !== 'POST' || req.url !== '/api/v1/checkout-sessions') problems.push(`unexpected ${req.method} ${req.url}`);
   const idempotencyKey = req.headers['idempotency-key'];

@@ -6,7 +6,7 @@
  * `waitForCompletion` and `findPayment`, are built on those calls).
  */
 import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from '../internal/config.js';
-import { createTransport, type RetryBackoff, type Send } from '../internal/http.js';
+import { createTransport, DEFAULT_MAX_RESPONSE_BYTES, type RetryBackoff, type Send } from '../internal/http.js';
 import { type Logger, type LogLevel, levelledLogger } from '../internal/logger.js';
 import { isBrowser, readEnv, runtimeName } from '../internal/runtime.js';
 import { checkData, checkParams, checkResponse } from '../internal/validation.js';
@@ -48,6 +48,12 @@ export interface ClientOptions {
   logLevel?: LogLevel;
   /** Backoff between retries. Default 500 ms doubling to 8 s, with jitter. */
   retryBackoff?: RetryBackoff;
+  /**
+   * Largest answer accepted, in bytes of its DECODED body (after gzip or brotli). Past it, reading
+   * stops and the call fails with a {@link PaymentsError} naming the limit. Default 10 MiB
+   * (10 485 760), some 240 full pages of 100 payments.
+   */
+  maxResponseBytes?: number;
   /**
    * Allows construction in a web browser. The API key is a secret: shipped to a browser, every
    * customer can read it. Only for trusted internal tools.
@@ -154,6 +160,9 @@ export class PaymentsClient {
       apiKey,
       logger: levelledLogger(options.logger, options.logLevel),
       backoff: checkBackoff(options.retryBackoff),
+      timeout: this.timeout,
+      maxRetries: this.maxRetries,
+      maxResponseBytes: checkMaxResponseBytes(options.maxResponseBytes),
     });
 
     this.payments = new Payments(this);
@@ -381,6 +390,15 @@ function checkBackoff(backoff: RetryBackoff | undefined): RetryBackoff | undefin
     );
   }
   return { ...backoff };
+}
+
+/** `maxResponseBytes`: a whole number of bytes, at least 1 KiB (a page of the service fits many times). */
+function checkMaxResponseBytes(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_RESPONSE_BYTES;
+  if (!Number.isSafeInteger(value) || value < 1024) {
+    throw new PaymentsError(`maxResponseBytes must be a whole number of bytes of at least 1024, got ${String(value)}.`);
+  }
+  return value;
 }
 
 function checkRetries(value: number, name: string): number {

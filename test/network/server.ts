@@ -7,7 +7,6 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { ClientOptions } from 'payments-sdk';
 import { payment } from '../helpers/fixtures.js';
 
 /** One request as the server saw it. */
@@ -115,12 +114,3 @@ export function answerCreation({ res, seen, server }: Exchange): void {
   }
   server.json(res, outcome.status, { data: outcome.resource });
 }
-
-/**
- * The two exchanges the client has on Node, for suites that run against both: `node:http` (the
- * default when no `fetch` is given) and `fetch` (taken when one is, here the global one).
- */
-export const TRANSPORTS: [name: string, options: ClientOptions][] = [
-  ['node:http', {}],
-  ['fetch', { fetch: (input, init) => globalThis.fetch(input, init) }],
-];
