@@ -1,6 +1,7 @@
 /**
  * Hostile answers from real servers on 127.0.0.1: an endless body, decompression bombs, the key
- * echoed JSON-escaped, the key in a parser error's raw bytes or in a custom fetch's message.
+ * echoed JSON-escaped, the key in a parser error's raw bytes or in a custom fetch's message, and
+ * opaque schemes in links.next.
  */
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { inspect } from 'node:util';
@@ -15,7 +16,7 @@ import {
 } from 'payments-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { caught } from '../core/support.js';
-import { payment } from '../helpers/fixtures.js';
+import { envelope, payment } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from './server.js';
 
 /** A key with a `/`, which PHP's json_encode writes as `\/`. */
@@ -172,4 +173,25 @@ describe('the key in what a connection error keeps', () => {
     expect((error as Error).message).toContain('Bearer [redacted]');
     expect(everythingIn(error)).not.toContain(KEY);
   });
+});
+
+describe('links.next with an opaque scheme is refused, not followed', () => {
+  it.each(['javascript:../../../../admin/export', 'mailto:../../x', 'data:,../../admin/export'])(
+    '%s: a PaymentsError, the walk stops, nothing sent outside the base path',
+    async (next) => {
+      server = await startServer((x) => {
+        const body = envelope([payment()], { page: 1, lastPage: 2, origin: x.server.origin, path: '/pay/api/v1/payments' });
+        x.server.json(x.res, 200, { ...body, links: { ...body.links, next } });
+      });
+      const client = new PaymentsClient({ apiKey: KEY, baseUrl: `${server.origin}/pay`, maxRetries: 0 });
+      const seen: string[] = [];
+      const error = await caught(async () => {
+        for await (const item of client.payments.list()) seen.push(item.uuid);
+      });
+      expect(error).toBeInstanceOf(PaymentsError);
+      expect((error as Error).message).toContain('neither an http(s) URL nor a path');
+      expect(seen).toEqual([payment().uuid]);
+      expect(server.requests.map((r) => r.url)).toEqual(['/pay/api/v1/payments']);
+    },
+  );
 });
