@@ -208,17 +208,20 @@ export function makeAPIError(init: APIErrorInit): APIError {
   return new APIError(init);
 }
 
+/** The three forms of an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate, and the obsolete RFC 850 and asctime forms. */
+const HTTP_DATE =
+  /^(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day, \d{2}-[A-Z][a-z]{2}-\d{2} \d{2}:\d{2}:\d{2} GMT|(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [A-Z][a-z]{2} [ \d]\d \d{2}:\d{2}:\d{2} \d{4})$/;
+
 /**
- * Parses a `Retry-After` value, seconds or HTTP date, into seconds (≥ 0). `undefined` when absent
- * or unreadable.
+ * Parses a `Retry-After` value into seconds (≥ 0): delta-seconds (digits only) or an HTTP-date.
+ * Anything else (`-5`, `1.5`, `1 2`, a free-form date) is `undefined`, so the backoff applies: a
+ * lenient date parser would read `-5` as a date in 2001, that is, no wait at all.
  */
 export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
-  if (value == null || value.trim() === '') return undefined;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, Math.ceil((date - now) / 1000));
+  const trimmed = value?.trim() ?? '';
+  if (/^\d+$/.test(trimmed)) return Number(trimmed);
+  const date = HTTP_DATE.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
+  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }
 
 /** Formats issues as `a.b: message; c: message`. */

@@ -1,7 +1,7 @@
 /**
  * Hostile answers from real servers on 127.0.0.1: an endless body, decompression bombs, the key
- * echoed JSON-escaped, the key in a parser error's raw bytes or in a custom fetch's message, and
- * opaque schemes in links.next.
+ * echoed JSON-escaped, the key in a parser error's raw bytes or in a custom fetch's message, opaque
+ * schemes in links.next, and Retry-After values a lenient date parser misreads.
  */
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { inspect } from 'node:util';
@@ -11,6 +11,7 @@ import {
   type ClientOptions,
   PaymentsClient,
   PaymentsError,
+  RateLimitError,
   ResponseValidationError,
   UnprocessableEntityError,
 } from 'payments-sdk';
@@ -194,4 +195,26 @@ describe('links.next with an opaque scheme is refused, not followed', () => {
       expect(server.requests.map((r) => r.url)).toEqual(['/pay/api/v1/payments']);
     },
   );
+});
+
+describe('Retry-After: only delta-seconds or an HTTP-date', () => {
+  it.each(['-5', '-1', '1 2', '1.5'])('%j is ignored: no retryAfter on the RateLimitError', async (value) => {
+    server = await startServer((x) => x.server.json(x.res, 429, { message: 'Too Many Attempts.' }, { 'Retry-After': value }));
+    const error = await caught(() => clientFor(server as TestServer).payments.retrieve('p-1'));
+    expect(error).toBeInstanceOf(RateLimitError);
+    expect((error as RateLimitError).retryAfter).toBeUndefined();
+  });
+
+  it('delta-seconds and an HTTP-date are read', async () => {
+    const inTwoMinutes = new Date(Date.now() + 120_000).toUTCString();
+    const values = ['7', inTwoMinutes];
+    server = await startServer((x) =>
+      x.server.json(x.res, 429, { message: 'Too Many Attempts.' }, { 'Retry-After': values[x.seen.n - 1] as string }),
+    );
+    const first = (await caught(() => clientFor(server as TestServer).payments.retrieve('p-1'))) as RateLimitError;
+    const second = (await caught(() => clientFor(server as TestServer).payments.retrieve('p-1'))) as RateLimitError;
+    expect(first.retryAfter).toBe(7);
+    expect(second.retryAfter).toBeGreaterThanOrEqual(118);
+    expect(second.retryAfter).toBeLessThanOrEqual(120);
+  });
 });
