@@ -139,7 +139,7 @@ async function readText(response: Response, max: number, request: Request | unde
 
 function tooLarge(max: number, request: Request | undefined): PaymentsError {
   const what = request ? `The answer to ${request.method} ${request.url}` : 'The answer';
-  return new PaymentsError(`${what} is larger than maxResponseBytes (${max} bytes): reading stopped, nothing of it is used.`);
+  return new PaymentsError(`${what} is larger than maxResponseBytes (${max} bytes).`);
 }
 
 /** The response, or a copy without body whose header values no longer hold a secret. */
@@ -153,15 +153,9 @@ function withRedactedHeaders(received: Response, secrets: readonly string[]): Re
   received.headers.forEach((value, name) => {
     headers.append(name, redactSecrets(value, secrets));
   });
-  const status = received.status >= 200 && received.status <= 599 ? received.status : 599;
-  const response = new Response(null, { status, statusText: received.statusText, headers });
-  // A constructed Response has an empty `url`: the received one is kept, and so is an odd status.
-  Object.defineProperties(response, {
-    url: { value: received.url },
-    redirected: { value: received.redirected },
-    status: { value: received.status },
-    ok: { value: received.ok },
-  });
+  // A constructed Response holds only 200–599 and has an empty `url`: the received ones are kept.
+  const response = new Response(null, { status: 200, statusText: received.statusText, headers });
+  for (const key of ['url', 'redirected', 'status', 'ok'] as const) Object.defineProperty(response, key, { value: received[key] });
   return response;
 }
 

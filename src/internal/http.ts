@@ -183,29 +183,22 @@ export function toSDKError(error: unknown, req: CallInfo, secrets: readonly stri
   if (req.signal?.aborted) {
     return new APIUserAbortError(`${req.method} ${req.url} was aborted by the caller's signal.`, { cause: req.signal.reason });
   }
-  if (isNamedError(error, 'TimeoutError')) {
+  if (error instanceof Error && error.name === 'TimeoutError') {
     const cause = new DOMException(`No answer within ${req.timeout} ms.`, 'TimeoutError');
     return new APITimeoutError(`${req.method} ${req.url} timed out: no answer within ${req.timeout} ms on the last attempt.`, { cause });
   }
   if (error instanceof MalformedBodyError) {
     return new ResponseValidationError([{ path: [], message: 'the body is not valid JSON' }], error.text);
   }
-  // ky wraps fetch's own network errors; the SDK reports (and keeps) what fetch threw.
-  const failure = error instanceof NetworkError ? error.cause : error;
-  const cause = sanitizeError(failure instanceof ThrownValueError ? failure.value : failure, secrets);
-  if (failure instanceof TypeError) {
-    return new APIConnectionError(`Connection error on ${req.method} ${req.url}: ${redactSecrets(describeCause(failure), secrets)}`, {
-      cause,
-    });
-  }
-  const thrown = failure instanceof ThrownValueError ? failure.value : failure;
-  const message = thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : safeString(thrown);
-  return new APIConnectionError(`Request ${req.method} ${req.url} failed: ${redactSecrets(message, secrets)}`, { cause });
-}
-
-/** An Error of that name (ky's `TimeoutError`, or a `DOMException` from `AbortSignal.timeout()`). */
-function isNamedError(error: unknown, name: string): error is Error {
-  return error instanceof Error && error.name === name;
+  // ky wraps fetch's own network errors, the exchange what is not an Error: the SDK reports (and
+  // keeps, sanitised) what fetch threw.
+  let thrown = error instanceof NetworkError ? error.cause : error;
+  if (thrown instanceof ThrownValueError) thrown = thrown.value;
+  const message =
+    thrown instanceof TypeError
+      ? `Connection error on ${req.method} ${req.url}: ${describeCause(thrown)}`
+      : `Request ${req.method} ${req.url} failed: ${thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : safeString(thrown)}`;
+  return new APIConnectionError(redactSecrets(message, secrets), { cause: sanitizeError(thrown, secrets) });
 }
 
 /**
