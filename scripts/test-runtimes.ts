@@ -40,7 +40,7 @@ interface Seen {
   requests: number;
   problems: string[];
   userAgent?: string;
-  /** How the request came: a `sec-fetch-mode` header says fetch (undici, Deno and workerd send one). */
+  /** How the request came: undici's fetch (Node, the EdgeVM) always sends `sec-fetch-mode`. */
   exchange?: string;
 }
 const seenByKey = new Map<string, Seen>();

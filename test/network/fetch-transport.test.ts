@@ -9,14 +9,13 @@ import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import https from 'node:https';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
-import { inspect } from 'node:util';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, type ClientOptions, PaymentsClient } from 'payments-sdk';
 import { Agent, getGlobalDispatcher, MockAgent, ProxyAgent, setGlobalDispatcher } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { caught } from '../core/support.js';
 import { API_KEY, payment } from '../helpers/fixtures.js';
-import { answerCreation, startServer, type TestServer } from './server.js';
+import { answerCreation, everythingIn, startServer, type TestServer } from './server.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
@@ -125,20 +124,6 @@ async function startRawServer(answer: string) {
       tcp.close(() => resolve());
     });
   return { origin, requests: () => requests, close };
-}
-
-/** Every string an error holds, deep: own properties (hidden ones too), causes, and bytes decoded. */
-function everythingIn(value: unknown, seen = new Set<unknown>()): string {
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
-  if (seen.has(value)) return '';
-  seen.add(value);
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('latin1');
-  const parts = [inspect(value, { showHidden: true, depth: 6 })];
-  for (const key of Reflect.ownKeys(value)) {
-    const descriptor = Object.getOwnPropertyDescriptor(value, key);
-    if (descriptor && 'value' in descriptor) parts.push(everythingIn(descriptor.value, seen));
-  }
-  return parts.join('\n');
 }
 
 /**

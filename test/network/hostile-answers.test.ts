@@ -4,7 +4,6 @@
  * schemes in links.next, and Retry-After values a lenient date parser misreads.
  */
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
-import { inspect } from 'node:util';
 import { brotliCompressSync, gzipSync } from 'node:zlib';
 import {
   APIConnectionError,
@@ -18,7 +17,7 @@ import {
 import { afterEach, describe, expect, it } from 'vitest';
 import { caught } from '../core/support.js';
 import { envelope, payment } from '../helpers/fixtures.js';
-import { startServer, type TestServer } from './server.js';
+import { everythingIn, startServer, type TestServer } from './server.js';
 
 /** A key with a `/`, which PHP's json_encode writes as `\/`. */
 const KEY = 'sk_test_51Hostile/EchoedKey';
@@ -32,20 +31,6 @@ afterEach(async () => {
 
 function clientFor(s: { origin: string }, options: ClientOptions = {}) {
   return new PaymentsClient({ apiKey: KEY, baseUrl: s.origin, maxRetries: 0, ...options });
-}
-
-/** Every string an error holds, deep: util.inspect with hidden members, and each own property. */
-function everythingIn(value: unknown, seen = new Set<unknown>()): string {
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
-  if (seen.has(value)) return '';
-  seen.add(value);
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('latin1');
-  const parts = [inspect(value, { showHidden: true, depth: 8 })];
-  for (const key of Reflect.ownKeys(value)) {
-    const descriptor = Object.getOwnPropertyDescriptor(value, key);
-    if (descriptor && 'value' in descriptor) parts.push(everythingIn(descriptor.value, seen));
-  }
-  return parts.join('\n');
 }
 
 describe('maxResponseBytes: the answer is read up to a cap, counted in decoded bytes', () => {

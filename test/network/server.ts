@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { inspect } from 'node:util';
 import { payment } from '../helpers/fixtures.js';
 
 /** One request as the server saw it. */
@@ -113,4 +114,18 @@ export function answerCreation({ res, seen, server }: Exchange): void {
     return;
   }
   server.json(res, outcome.status, { data: outcome.resource });
+}
+
+/** Every string a value holds, deep: util.inspect with hidden members, each own property, bytes decoded. */
+export function everythingIn(value: unknown, seen = new Set<unknown>()): string {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
+  if (seen.has(value)) return '';
+  seen.add(value);
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('latin1');
+  const parts = [inspect(value, { showHidden: true, depth: 8 })];
+  for (const key of Reflect.ownKeys(value)) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+    if (descriptor && 'value' in descriptor) parts.push(everythingIn(descriptor.value, seen));
+  }
+  return parts.join('\n');
 }
