@@ -2,9 +2,9 @@
  * The response parser and the error mapper, fed arbitrary answers: whatever the body (JSON of any
  * shape, text, HTML, nothing), status and headers, a call resolves or rejects with one of the SDK's
  * own errors, never a TypeError from deep inside. Driven through the real client twice: with a
- * custom `fetch` answering `new Response(...)` (the fetch exchange), and with the same answers, plus
- * any reason phrase, sent by a real server on 127.0.0.1 (the node:http exchange, which builds its
- * own `Response`); and by calling `makeAPIError` / `toSDKError` directly.
+ * custom `fetch` answering `new Response(...)`, and with the same answers, plus any reason phrase,
+ * sent by a real server on 127.0.0.1 and read by the platform's fetch; and by calling
+ * `makeAPIError` / `toSDKError` directly.
  */
 import fc from 'fast-check';
 import {
