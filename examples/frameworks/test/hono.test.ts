@@ -1,0 +1,9 @@
+import { testRecipe } from './support.ts';
+
+testRecipe({
+  dir: 'hono',
+  args: ['server.ts'],
+  path: '/webhooks/payments',
+  mistakePath: '/webhooks/after-json',
+  mistakeMessage: /already read \(request\.json\(\).*request\.clone\(\)/,
+});
