@@ -38,6 +38,11 @@ api.post('/webhooks/behind-body-parser', async (ctx) => {
   ctx.respond = false;
   await webhook(ctx.req, ctx.res);
 });
+// Behind the body parser, the way that works: hand over the raw body it kept.
+api.post('/webhooks/payments-after-body-parser', async (ctx) => {
+  ctx.respond = false;
+  await webhook(Object.assign(ctx.req, { rawBody: ctx.request.rawBody }), ctx.res);
+});
 app.use(bodyParser());
 app.use(api.routes());
 

@@ -5,5 +5,6 @@ testRecipe({
   args: ['server.ts'],
   path: '/webhooks/payments',
   mistakePath: '/webhooks/after-json',
+  otherPaths: ['/webhooks/payments-manual'],
   mistakeMessage: /already read \(request\.json\(\).*request\.clone\(\)/,
 });

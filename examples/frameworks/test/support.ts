@@ -22,6 +22,8 @@ export interface Recipe {
   mistakePath: string;
   /** What the SDK's 400 answer to the mistake says: the fix for this framework. */
   mistakeMessage: RegExp;
+  /** Other webhook routes of the app that must handle a genuine delivery too (another way to wire it). */
+  otherPaths?: string[];
 }
 
 const frameworks = join(import.meta.dirname, '..');
@@ -146,6 +148,15 @@ export function testRecipe(recipe: Recipe): void {
       expected.push(delivery.event.id);
       expect(handled()).toEqual(expected);
     });
+
+    for (const path of recipe.otherPaths ?? []) {
+      it(`answers 200 to a genuine delivery on ${path} too, after running the handler once`, async () => {
+        const delivery = await paid();
+        expect(await send(delivery, path)).toEqual({ status: 200, body: { received: true } });
+        expected.push(delivery.event.id);
+        expect(handled()).toEqual(expected);
+      });
+    }
 
     it("answers the framework's body-parsing mistake with 400 naming its fix, without running the handler", async () => {
       const delivery = await paid();
