@@ -10,7 +10,11 @@ const DOCS = ['docs/webhooks-frameworks.md', 'README.md'];
 const SNIPPET = /<!-- from (examples\/frameworks\/[^ ]+) -->\n```ts\n([\s\S]*?)```/g;
 
 const snippets = DOCS.flatMap((doc) =>
-  [...readFileSync(new URL(doc, root), 'utf8').matchAll(SNIPPET)].map(([, file, code]) => ({ doc, file: file as string, code: code as string })),
+  [...readFileSync(new URL(doc, root), 'utf8').matchAll(SNIPPET)].map(([, file, code]) => ({
+    doc,
+    file: file as string,
+    code: code as string,
+  })),
 );
 
 describe('recipe snippets in the docs', () => {
