@@ -4,6 +4,6 @@ testRecipe({
   dir: 'express4',
   args: ['server.ts'],
   path: '/webhooks/payments',
-  mistakePath: '/webhooks/behind-json-parser',
+  mistakePath: '/webhooks-behind-json-parser',
   mistakeMessage: /already parsed.*before `app\.use\(express\.json\(\)\)`.*express\.raw\(\{ type: 'application\/json' \}\)/,
 });
