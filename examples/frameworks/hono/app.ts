@@ -1,6 +1,7 @@
 /**
- * Hono: a payments webhook route. This file runs anywhere Hono does: on Node through server.ts
- * (@hono/node-server), on Bun (`export default app`), Deno (`deno serve`) and Cloudflare Workers.
+ * Hono: a payments webhook route. The routes are the same wherever Hono runs: on Node through
+ * server.ts (@hono/node-server), on Bun (`export default app`), Deno (`deno serve`) and Cloudflare
+ * Workers (where `handleEvent`, your code, must not use shared/orders.ts's node:fs).
  *
  * Hand `c.req.raw`, the untouched Request, to the handler. Do not put a `validator('json', …)`
  * or a `c.req.json()` before it on this route: they consume the body the signature covers.
