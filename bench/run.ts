@@ -150,6 +150,7 @@ async function benchRequest(origin: string, latency: boolean) {
     'min–max over rounds': `${fixed(min(samples[name]), 3)}–${fixed(max(samples[name]), 3)}`,
     'vs raw fetch': fixed(pairedRatio(samples[name], samples['raw fetch']), 3),
     'vs floor': fixed(pairedRatio(samples[name], samples['ky + zod/mini (floor)']), 3),
+    'payments-sdk ÷ this': fixed(pairedRatio(samples['payments-sdk'], samples[name]), 3),
   }));
   table(
     `${latency ? `1b. Per request, the server answering ${LATENCY_MS} ms late` : '1a. Per request, loopback'}: ${rounds} interleaved rounds of ${iterations} sequential GETs`,
