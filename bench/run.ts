@@ -199,12 +199,15 @@ async function benchPages(origin: string) {
   const samples = await interleaved(
     Object.fromEntries(names.map((name) => [name, check(walks[name])])) as Record<Walk, () => Promise<void>>,
     rounds,
-    QUICK ? 2 : 4,
+    QUICK ? 2 : 8,
   );
   // Memory, in walks of their own (gc() must not be timed): heapUsed after gc() every 10 pages,
   // minus the value before the walk.
   const growth: Record<string, number[]> = {};
   for (const name of names) {
+    // Twice, a tick apart: what the previous walk left behind (sockets, undici's finalizers) is freed first.
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
     gc();
     const base = process.memoryUsage().heapUsed;
     const seen: number[] = [];
