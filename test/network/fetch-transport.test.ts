@@ -10,6 +10,8 @@ import { createServer as createHttpServer, request as httpRequest } from 'node:h
 import https from 'node:https';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { HttpResponse, http } from 'msw';
+import { setupServer } from 'msw/node';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, type ClientOptions, PaymentsClient } from 'payments-sdk';
 import { Agent, getGlobalDispatcher, MockAgent, ProxyAgent, setGlobalDispatcher } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -47,6 +49,26 @@ describe("what the merchant configured for fetch sees the SDK's requests", () =>
     await client.payments.retrieve('p-2');
     expect(replacement).toHaveBeenCalledTimes(1);
     expect(server.requests).toHaveLength(2);
+  });
+
+  it('msw started after the client was built answers its calls, the key sent, the real server untouched', async () => {
+    server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
+    const client = clientFor(server);
+    const seen: string[] = [];
+    const msw = setupServer(
+      http.get(`${server.origin}/api/v1/payments/:uuid`, ({ request }) => {
+        seen.push(`${request.url} ${request.headers.get('authorization')}`);
+        return HttpResponse.json({ data: payment({ uuid: 'from-msw' }) });
+      }),
+    );
+    msw.listen({ onUnhandledFrame: 'error' });
+    try {
+      await expect(client.payments.retrieve('p-1')).resolves.toMatchObject({ uuid: 'from-msw' });
+    } finally {
+      msw.close();
+    }
+    expect(seen).toEqual([`${server.origin}/api/v1/payments/p-1 Bearer ${API_KEY}`]);
+    expect(server.requests).toHaveLength(0);
   });
 
   it("undici's global dispatcher set by the program (a MockAgent) answers the call", async () => {
