@@ -15,6 +15,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     environment: 'node',
+    // Prints the one line that says why the Redis tests are skipped (fails the run under CI=true).
+    globalSetup: ['test/helpers/redis.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     coverage: {

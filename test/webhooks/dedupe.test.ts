@@ -4,7 +4,8 @@ import { PaymentsError } from 'payments-sdk';
 import { memoryDedupeStore, redisDedupeStore, type WebhookDedupeStore, webhookHandler } from 'payments-sdk/webhooks';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { deliveryHeaders, eventBody, type RedisServer, SECRET, startRedisServer } from './support.js';
+import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
+import { deliveryHeaders, eventBody, SECRET } from './support.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -84,13 +85,12 @@ describe('memoryDedupeStore', () => {
   });
 });
 
-describe('redisDedupeStore on a real redis-server', () => {
+describeRedis('redisDedupeStore on a real redis-server', () => {
   let redis: RedisServer;
   let nodeRedis: ReturnType<typeof createClient>;
   let ioredis: Redis;
 
   beforeAll(async () => {
-    // Fails (never skips) when redis-server is not installed: see startRedisServer.
     redis = await startRedisServer();
     nodeRedis = createClient({ url: redis.url });
     await nodeRedis.connect();
