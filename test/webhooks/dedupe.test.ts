@@ -189,3 +189,170 @@ describeRedis('redisDedupeStore on a real redis-server', () => {
     expect(() => redisDedupeStore(nodeRedis, { ttlMs: -5 })).toThrow(/ttlMs must be a positive integer/);
   });
 });
+
+/**
+ * A Redis that stops answering mid-delivery (SIGSTOP: connections stay open, nothing answers; or
+ * killed). The service waits 10 s for an answer (service-api.md §8) and then counts a failure, so
+ * every store call is bounded by `dedupeTimeoutMs`; the clients keep their DEFAULT settings, under
+ * which a command waits as long as the connection stays up.
+ */
+describeRedis('a redis-server that stops answering mid-delivery', () => {
+  const TIMEOUT = 400;
+  /** Generous: the store calls of one delivery (at most three bounded ones) plus slack for a busy machine. */
+  const bound = (timeoutMs: number) => 3 * timeoutMs + 1500;
+
+  interface Setup {
+    redis: RedisServer;
+    store: WebhookDedupeStore;
+    /** Reads a key through a fresh connection (the store's own may be stuck). */
+    peek(key: string): Promise<string | null>;
+    close(): Promise<void>;
+  }
+
+  const clients = {
+    'node-redis': async (): Promise<Setup> => {
+      const redis = await startRedisServer();
+      const client = createClient({ url: redis.url });
+      client.on('error', () => {});
+      await client.connect();
+      return {
+        redis,
+        store: redisDedupeStore(client, { prefix: 'stuck:' }),
+        peek: (key) => peek(redis, key),
+        async close() {
+          client.destroy();
+          await redis.stop();
+        },
+      };
+    },
+    ioredis: async (): Promise<Setup> => {
+      const redis = await startRedisServer();
+      const client = new Redis(redis.port, '127.0.0.1');
+      client.on('error', () => {});
+      return {
+        redis,
+        store: redisDedupeStore(client, { prefix: 'stuck:' }),
+        peek: (key) => peek(redis, key),
+        async close() {
+          client.disconnect();
+          await redis.stop();
+        },
+      };
+    },
+  };
+
+  async function peek(redis: RedisServer, key: string): Promise<string | null> {
+    const reader = new Redis(redis.port, '127.0.0.1', { lazyConnect: true });
+    try {
+      await reader.connect();
+      return await reader.get(key);
+    } finally {
+      reader.disconnect();
+    }
+  }
+
+  const open: Setup[] = [];
+  afterAll(async () => {
+    await Promise.all(open.map((setup) => setup.close()));
+  });
+
+  function delivery(id: string) {
+    const body = eventBody({ id });
+    return new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: deliveryHeaders(body) });
+  }
+
+  async function timed(run: () => Promise<Response>) {
+    const started = performance.now();
+    const response = await run();
+    return { response, ms: performance.now() - started };
+  }
+
+  for (const [name, connect] of Object.entries(clients)) {
+    describe(name, () => {
+      for (const timeoutMs of [TIMEOUT, undefined]) {
+        const label = timeoutMs === undefined ? 'the default dedupeTimeoutMs' : `dedupeTimeoutMs ${timeoutMs}`;
+        it(`paused before the claim: answers 503 within the bound (${label}), and the redelivery is handled once`, async () => {
+          const setup = await connect();
+          open.push(setup);
+          const handled: string[] = [];
+          const errors: { error: unknown; status: number }[] = [];
+          const handle = webhookHandler({
+            secret: SECRET,
+            onEvent: (event) => void handled.push(event.id),
+            onError: (error, info) => void errors.push({ error, status: info.status }),
+            dedupe: setup.store,
+            ...(timeoutMs === undefined ? {} : { dedupeTimeoutMs: timeoutMs }),
+          });
+          setup.redis.pause();
+          const { response, ms } = await timed(() => handle(delivery('evt_paused_claim')));
+          expect(response.status).toBe(503);
+          expect(response.headers.get('retry-after')).toBe('60');
+          expect(ms).toBeLessThan(Math.min(bound(timeoutMs ?? 2000), 9_000));
+          expect(handled).toEqual([]);
+          expect(errors).toEqual([
+            { error: expect.objectContaining({ message: expect.stringMatching(/claim did not answer within/) }), status: 503 },
+          ]);
+
+          // Once Redis is back, the claim that landed late is given back, and the redelivery is handled.
+          setup.redis.resume();
+          await vi.waitFor(async () => expect(await setup.peek('stuck:evt_paused_claim')).toBeNull(), { timeout: 5_000, interval: 25 });
+          expect((await handle(delivery('evt_paused_claim'))).status).toBe(200);
+          expect(handled).toEqual(['evt_paused_claim']);
+        });
+      }
+
+      it('paused between the claim and the completion: answers 200 within the bound, reports it, never redoes the event', async () => {
+        const setup = await connect();
+        open.push(setup);
+        const handled: string[] = [];
+        const errors: { error: unknown; status: number }[] = [];
+        const handle = webhookHandler({
+          secret: SECRET,
+          onEvent: (event) => {
+            handled.push(event.id);
+            setup.redis.pause();
+          },
+          onError: (error, info) => void errors.push({ error, status: info.status }),
+          dedupe: setup.store,
+          dedupeTimeoutMs: TIMEOUT,
+        });
+        const { response, ms } = await timed(() => handle(delivery('evt_paused_complete')));
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ received: true });
+        expect(ms).toBeLessThan(bound(TIMEOUT));
+        expect(errors).toEqual([
+          { error: expect.objectContaining({ message: expect.stringMatching(/complete did not answer within/) }), status: 200 },
+        ]);
+
+        // The completion lands once Redis is back: the redelivery is a duplicate.
+        setup.redis.resume();
+        await vi.waitFor(async () => expect(await setup.peek('stuck:evt_paused_complete')).toBe('done'), { timeout: 5_000, interval: 25 });
+        const again = await handle(delivery('evt_paused_complete'));
+        expect(await again.json()).toEqual({ received: true, duplicate: true });
+        expect(handled).toEqual(['evt_paused_complete']);
+      });
+
+      it('killed between the claim and the completion: answers 200 within the bound, onEvent ran once', async () => {
+        const setup = await connect();
+        open.push(setup);
+        const handled: string[] = [];
+        const statuses: number[] = [];
+        const handle = webhookHandler({
+          secret: SECRET,
+          onEvent: async (event) => {
+            handled.push(event.id);
+            await setup.redis.stop();
+          },
+          onError: (_error, info) => void statuses.push(info.status),
+          dedupe: setup.store,
+          dedupeTimeoutMs: TIMEOUT,
+        });
+        const { response, ms } = await timed(() => handle(delivery('evt_killed')));
+        expect(response.status).toBe(200);
+        expect(ms).toBeLessThan(bound(TIMEOUT) + 2_000); // stop() itself waits for the exit
+        expect(statuses).toEqual([200]);
+        expect(handled).toEqual(['evt_killed']);
+      });
+    });
+  }
+});
