@@ -227,7 +227,7 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
           }
         } catch (error) {
           // A claim that lands after the answer would hold the id for a whole lease: given back.
-          if (error instanceof DedupeTimeoutError) claim.then((won) => won && dedupe.release(id)).catch(() => {});
+          if (error instanceof DedupeTimeoutError) claim.then((won) => (won ? dedupe.release(id) : undefined)).catch(() => {});
           tell(error, { status: 503, event });
           return answer(503, { error: 'Deduplication store unavailable; retry later.' }, { 'retry-after': '60' });
         }
