@@ -1,7 +1,7 @@
 /** The dedupe stores: in memory, and on a REAL redis-server started here (node-redis and ioredis clients). */
 import { Redis } from 'ioredis';
 import { PaymentsError } from 'payments-sdk';
-import { memoryDedupeStore, redisDedupeStore, type WebhookDedupeStore, webhookHandler } from 'payments-sdk/webhooks';
+import { DedupeStoreFullError, memoryDedupeStore, redisDedupeStore, type WebhookDedupeStore, webhookHandler } from 'payments-sdk/webhooks';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
@@ -58,7 +58,7 @@ describe('memoryDedupeStore', () => {
     expect(await store.claim('a')).toBe(true);
   });
 
-  it('is bounded: beyond max, the oldest ids are forgotten first', async () => {
+  it('is bounded: beyond max, the oldest handled ids are forgotten first', async () => {
     const store = memoryDedupeStore({ max: 3 });
     for (const id of ['a', 'b', 'c', 'd']) {
       expect(await store.claim(id)).toBe(true);
@@ -70,12 +70,55 @@ describe('memoryDedupeStore', () => {
     expect(await store.claim('b')).toBe(true);
   });
 
-  it('stays within max under many ids', async () => {
+  it('never evicts a live claim: after max other events, an id still in flight cannot be claimed twice', async () => {
     const store = memoryDedupeStore({ max: 100 });
-    for (let i = 0; i < 5_000; i++) await store.claim(`evt_${i}`);
+    expect(await store.claim('running')).toBe(true);
+    for (let i = 0; i < 1_000; i++) {
+      expect(await store.claim(`evt_${i}`)).toBe(true);
+      await store.complete?.(`evt_${i}`);
+    }
+    expect(await store.claim('running')).toBe(false);
+    expect(await store.isComplete?.('running')).toBe(false);
+  });
+
+  it('evicts expired ids before live handled ones', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const store = memoryDedupeStore({ max: 2, ttlMs: 10_000, leaseMs: 1_000 });
+    await store.claim('handled');
+    await store.complete?.('handled'); // remembered until 10 000
+    await store.claim('stale-claim'); // its holder died: the lease runs out at 1 000
+    vi.setSystemTime(2_000);
+    // Full, and the oldest entry is the live handled id: the expired lease goes instead.
+    expect(await store.claim('new')).toBe(true);
+    expect(await store.claim('handled')).toBe(false);
+    expect(await store.isComplete?.('handled')).toBe(true);
+  });
+
+  it('full of claims in flight: refuses the next one (the handler answers 503), and takes it once a slot frees', async () => {
+    const store = memoryDedupeStore({ max: 2 });
+    expect(await store.claim('a')).toBe(true);
+    expect(await store.claim('b')).toBe(true);
+    await expect(store.claim('c')).rejects.toBeInstanceOf(DedupeStoreFullError);
+    const onEvent = vi.fn();
+    const handle = webhookHandler({ secret: SECRET, onEvent, dedupe: store, onError: () => {} });
+    const body = eventBody({ id: 'c' });
+    const response = await handle(new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: deliveryHeaders(body) }));
+    expect(response.status).toBe(503);
+    expect(onEvent).not.toHaveBeenCalled();
+    await store.complete?.('a');
+    expect(await store.claim('c')).toBe(true); // "a" (handled) makes room; "b" (in flight) stays
+    expect(await store.claim('b')).toBe(false);
+  });
+
+  it('stays within max under many handled ids', async () => {
+    const store = memoryDedupeStore({ max: 100 });
+    for (let i = 0; i < 5_000; i++) {
+      await store.claim(`evt_${i}`);
+      await store.complete?.(`evt_${i}`);
+    }
     let remembered = 0;
-    for (let i = 0; i < 5_000; i++) if (!(await store.claim(`evt_${i}`))) remembered++;
-    expect(remembered).toBeLessThanOrEqual(100);
+    for (let i = 0; i < 5_000; i++) if (await store.isComplete?.(`evt_${i}`)) remembered++;
+    expect(remembered).toBe(100);
   });
 
   it('refuses bad options', () => {
