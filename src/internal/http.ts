@@ -21,6 +21,7 @@ import {
   ResponseValidationError,
   safeString,
 } from '../core/errors.js';
+import { parseJson } from './json.js';
 import type { Logger } from './logger.js';
 import { redactHeaders, redactSecrets } from './logger.js';
 import { nodeExchanger } from './node-http.js';
@@ -194,7 +195,7 @@ function settle(received: Response, raw: string, secrets: readonly string[]): Tr
   let body: unknown;
   if (text !== '' && received.status !== 204 && received.status !== 205) {
     try {
-      body = JSON.parse(text);
+      body = parseJson(text);
     } catch {
       throw new MalformedBodyError(text);
     }
