@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { InvalidParamsError, PaymentsClient, type PaymentsError } from 'payments-sdk';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caught } from '../core/support.js';
 import { API_KEY } from '../helpers/fixtures.js';
 import { startServer, type TestServer, TRANSPORTS } from '../network/server.js';
@@ -24,11 +24,6 @@ beforeAll(async () => {
   });
 });
 afterAll(() => server.close());
-
-let sent = 0;
-beforeEach(() => {
-  sent = server.requests.length;
-});
 
 const client = (options = {}) => new PaymentsClient({ apiKey: API_KEY, baseUrl: server.origin, maxRetries: 0, ...options });
 
