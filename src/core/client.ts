@@ -57,7 +57,10 @@ export interface ClientOptions {
 
 /** Per-call options: the optional last argument of every method (API.md "Resources"). */
 export interface RequestOptions {
-  /** Key for a creation; default a fresh UUID v4. The same key is sent on every retry of the call. */
+  /**
+   * Key for a creation; default a fresh UUID v4. The same key is sent on every retry of the call.
+   * 1 to 255 printable ASCII characters, without leading or trailing spaces (it travels in a header).
+   */
   idempotencyKey?: string;
   /** Milliseconds per attempt, for this call. */
   timeout?: number;

@@ -16,7 +16,8 @@ import { PaymentsError } from '../core/errors.js';
 export interface WebhookDedupeStore {
   /**
    * Atomically marks `id` as being handled. `true`: this delivery handles it. `false`: it is already
-   * handled or in flight elsewhere, and `onEvent` is not called again.
+   * handled or in flight elsewhere, and `onEvent` is not called again. A claim that rejects, or
+   * does not settle within the handler's `dedupeTimeoutMs`, is answered 503 (the service retries).
    */
   claim(id: string): Promise<boolean>;
   /** Forgets a claim after `onEvent` threw, so the service's next attempt is processed. */
@@ -177,6 +178,9 @@ export interface RedisDedupeStoreOptions {
  * A store shared by every instance, on Redis. Pass a connected node-redis (`createClient()`) or
  * ioredis (`new Redis()`) client, or cluster; which one it is is recognised from the client itself
  * (ioredis has `call`, node-redis has `sendCommand`), and the SDK depends on neither.
+ *
+ * The handlers bound each call by their `dedupeTimeoutMs`, so a Redis that stops answering costs
+ * a 503 (or, after `onEvent` succeeded, a reported failure), never an answer past the service's wait.
  *
  * Commands: `SET key processing NX PX leaseMs` to claim, `SET key done PX ttlMs` to complete,
  * `GET key` to tell a handled id from one in flight, `DEL key` to release. For another client

@@ -68,8 +68,8 @@ export interface WebhookHandlerOptions {
    * A claim that fails or takes longer is answered 503 (the service delivers again later) without
    * calling `onEvent`; a completion or release that does is reported to `onError` and does not change
    * the answer (an event whose handler succeeded is answered 200 and never handled again). A
-   * delivery makes at most two store calls before `onEvent` and one after, so with the default the
-   * store adds at most 6 s, whatever the Redis client's own timeouts: the service waits 10 s.
+   * delivery makes at most two store calls besides `onEvent`, so with the default the store adds at
+   * most 4 s, whatever the Redis client's own timeouts: the service waits 10 s for an answer.
    */
   dedupeTimeoutMs?: number;
   /**
