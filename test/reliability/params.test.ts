@@ -4,7 +4,7 @@
  * that a real server on 127.0.0.1 parses back to exactly the values given.
  */
 import fc from 'fast-check';
-import { InvalidParamsError, PaymentsClient, type PaymentsError } from 'payments-sdk';
+import { InvalidParamsError, PaymentsClient } from 'payments-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { caught } from '../core/support.js';
 import { API_KEY } from '../helpers/fixtures.js';
@@ -34,6 +34,23 @@ async function refused(call: () => Promise<unknown>): Promise<InvalidParamsError
   expect(error).toBeInstanceOf(InvalidParamsError);
   expect(server.requests.length).toBe(before);
   return error as InvalidParamsError;
+}
+
+/**
+ * Runs a call that must either be sent (`true`) or be refused with an InvalidParamsError before
+ * anything was sent (`false`; `check` looks at the error).
+ */
+async function sentOrRefused(call: () => Promise<unknown>, check: (error: InvalidParamsError) => void = () => {}): Promise<boolean> {
+  const before = server.requests.length;
+  const outcome = await call().then(
+    () => 'sent',
+    (error: unknown) => error,
+  );
+  if (outcome === 'sent') return true;
+  expect(outcome).toBeInstanceOf(InvalidParamsError);
+  expect(server.requests.length).toBe(before);
+  check(outcome as InvalidParamsError);
+  return false;
 }
 
 describe('bad ids, keys and filters never reach the wire', () => {
@@ -117,18 +134,7 @@ for (const [name, transport] of TRANSPORTS) {
     it('any id: an InvalidParamsError, or a request whose path segment decodes to exactly that id', async () => {
       await fc.assert(
         fc.asyncProperty(fc.oneof(anyText, anyNumber), async (id) => {
-          const before = server.requests.length;
-          const outcome = await client(transport)
-            .payouts.retrieve(id)
-            .then(
-              () => 'sent',
-              (error: unknown) => error,
-            );
-          if (outcome !== 'sent') {
-            expect(outcome).toBeInstanceOf(InvalidParamsError);
-            expect(server.requests.length).toBe(before);
-            return;
-          }
+          if (!(await sentOrRefused(() => client(transport).payouts.retrieve(id)))) return;
           const url = server.requests.at(-1)?.url ?? '';
           expect(url.startsWith('/api/v1/payouts/')).toBe(true);
           expect(decodeURIComponent(url.slice('/api/v1/payouts/'.length))).toBe(String(id));
@@ -140,19 +146,8 @@ for (const [name, transport] of TRANSPORTS) {
     it('any idempotencyKey: an InvalidParamsError carrying it, or a request whose Idempotency-Key is exactly it', async () => {
       await fc.assert(
         fc.asyncProperty(anyText, async (key) => {
-          const before = server.requests.length;
-          const outcome = await client(transport)
-            .payouts.create(payoutParams, { idempotencyKey: key })
-            .then(
-              () => 'sent',
-              (error: unknown) => error,
-            );
-          if (outcome !== 'sent') {
-            expect(outcome).toBeInstanceOf(InvalidParamsError);
-            expect((outcome as PaymentsError).idempotencyKey).toBe(key);
-            expect(server.requests.length).toBe(before);
-            return;
-          }
+          const call = () => client(transport).payouts.create(payoutParams, { idempotencyKey: key });
+          if (!(await sentOrRefused(call, (error) => expect(error.idempotencyKey).toBe(key)))) return;
           expect(server.requests.at(-1)?.headers['idempotency-key']).toBe(key);
         }),
         { numRuns: RUNS },
@@ -173,18 +168,7 @@ for (const [name, transport] of TRANSPORTS) {
       const key = fc.oneof(anyText, fc.constantFrom('status', 'from', 'to', 'page', 'per_page'));
       await fc.assert(
         fc.asyncProperty(fc.dictionary(key, value, { maxKeys: 4 }), async (filters) => {
-          const before = server.requests.length;
-          const outcome = await client(transport)
-            .payouts.list(filters)
-            .then(
-              () => 'sent',
-              (error: unknown) => error,
-            );
-          if (outcome !== 'sent') {
-            expect(outcome).toBeInstanceOf(InvalidParamsError);
-            expect(server.requests.length).toBe(before);
-            return;
-          }
+          if (!(await sentOrRefused(() => client(transport).payouts.list(filters)))) return;
           const query = new URLSearchParams((server.requests.at(-1)?.url ?? '').split('?')[1] ?? '');
           const expected = Object.entries(filters)
             .filter(([, v]) => v !== undefined && v !== null)

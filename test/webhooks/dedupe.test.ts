@@ -1,7 +1,15 @@
 /** The dedupe stores: in memory, and on a REAL redis-server started here (node-redis and ioredis clients). */
 import { Redis } from 'ioredis';
 import { PaymentsError } from 'payments-sdk';
-import { DedupeStoreFullError, memoryDedupeStore, redisDedupeStore, type WebhookDedupeStore, webhookHandler } from 'payments-sdk/webhooks';
+import {
+  DedupeStoreFullError,
+  type IORedisLikeClient,
+  memoryDedupeStore,
+  type NodeRedisLikeClient,
+  redisDedupeStore,
+  type WebhookDedupeStore,
+  webhookHandler,
+} from 'payments-sdk/webhooks';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
@@ -252,36 +260,36 @@ describeRedis('a redis-server that stops answering mid-delivery', () => {
     close(): Promise<void>;
   }
 
+  /** A server of its own (a pause stops every client on it) and a store on a client with default settings. */
+  async function setUp(connect: (redis: RedisServer) => Promise<{ client: NodeRedisLikeClient | IORedisLikeClient; destroy(): void }>) {
+    const redis = await startRedisServer();
+    const { client, destroy } = await connect(redis);
+    const setup: Setup = {
+      redis,
+      store: redisDedupeStore(client, { prefix: 'stuck:' }),
+      peek: (key) => peek(redis, key),
+      async close() {
+        destroy();
+        await redis.stop();
+      },
+    };
+    return setup;
+  }
+
   const clients = {
-    'node-redis': async (): Promise<Setup> => {
-      const redis = await startRedisServer();
-      const client = createClient({ url: redis.url });
-      client.on('error', () => {});
-      await client.connect();
-      return {
-        redis,
-        store: redisDedupeStore(client, { prefix: 'stuck:' }),
-        peek: (key) => peek(redis, key),
-        async close() {
-          client.destroy();
-          await redis.stop();
-        },
-      };
-    },
-    ioredis: async (): Promise<Setup> => {
-      const redis = await startRedisServer();
-      const client = new Redis(redis.port, '127.0.0.1');
-      client.on('error', () => {});
-      return {
-        redis,
-        store: redisDedupeStore(client, { prefix: 'stuck:' }),
-        peek: (key) => peek(redis, key),
-        async close() {
-          client.disconnect();
-          await redis.stop();
-        },
-      };
-    },
+    'node-redis': () =>
+      setUp(async (redis) => {
+        const client = createClient({ url: redis.url });
+        client.on('error', () => {});
+        await client.connect();
+        return { client, destroy: () => client.destroy() };
+      }),
+    ioredis: () =>
+      setUp(async (redis) => {
+        const client = new Redis(redis.port, '127.0.0.1');
+        client.on('error', () => {});
+        return { client, destroy: () => client.disconnect() };
+      }),
   };
 
   async function peek(redis: RedisServer, key: string): Promise<string | null> {
@@ -336,10 +344,19 @@ describeRedis('a redis-server that stops answering mid-delivery', () => {
             { error: expect.objectContaining({ message: expect.stringMatching(/claim did not answer within/) }), status: 503 },
           ]);
 
-          // Once Redis is back, the claim that landed late is given back, and the redelivery is handled.
+          // Once Redis is back, the claim that landed late is given back (without that, its 30 s
+          // lease would hold the id): the service's redeliveries, answered 409 at most while the late
+          // claim is still queued, soon get a 200, and the event is handled once.
           setup.redis.resume();
-          await vi.waitFor(async () => expect(await setup.peek('stuck:evt_paused_claim')).toBeNull(), { timeout: 5_000, interval: 25 });
-          expect((await handle(delivery('evt_paused_claim'))).status).toBe(200);
+          const statuses: number[] = [];
+          await vi.waitFor(
+            async () => {
+              statuses.push((await handle(delivery('evt_paused_claim'))).status);
+              expect(statuses.at(-1)).toBe(200);
+            },
+            { timeout: 5_000, interval: 50 },
+          );
+          expect(new Set(statuses.slice(0, -1))).toEqual(new Set(statuses.length > 1 ? [409] : []));
           expect(handled).toEqual(['evt_paused_claim']);
         });
       }
