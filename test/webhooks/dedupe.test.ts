@@ -318,22 +318,31 @@ describeRedis('a redis-server that stops answering mid-delivery', () => {
     return { response, ms: performance.now() - started };
   }
 
+  /** A handler on a fresh server and client: what onEvent saw, and what onError was told. */
+  async function scenario(connect: () => Promise<Setup>, options: { dedupeTimeoutMs?: number; onEvent?: (setup: Setup) => unknown } = {}) {
+    const setup = await connect();
+    open.push(setup);
+    const handled: string[] = [];
+    const errors: { error: unknown; status: number }[] = [];
+    const handle = webhookHandler({
+      secret: SECRET,
+      onEvent: async (event) => {
+        handled.push(event.id);
+        await options.onEvent?.(setup);
+      },
+      onError: (error, info) => void errors.push({ error, status: info.status }),
+      dedupe: setup.store,
+      ...(options.dedupeTimeoutMs === undefined ? {} : { dedupeTimeoutMs: options.dedupeTimeoutMs }),
+    });
+    return { setup, handled, errors, handle };
+  }
+
   for (const [name, connect] of Object.entries(clients)) {
     describe(name, () => {
       for (const timeoutMs of [TIMEOUT, undefined]) {
         const label = timeoutMs === undefined ? 'the default dedupeTimeoutMs' : `dedupeTimeoutMs ${timeoutMs}`;
         it(`paused before the claim: answers 503 within the bound (${label}), and the redelivery is handled once`, async () => {
-          const setup = await connect();
-          open.push(setup);
-          const handled: string[] = [];
-          const errors: { error: unknown; status: number }[] = [];
-          const handle = webhookHandler({
-            secret: SECRET,
-            onEvent: (event) => void handled.push(event.id),
-            onError: (error, info) => void errors.push({ error, status: info.status }),
-            dedupe: setup.store,
-            ...(timeoutMs === undefined ? {} : { dedupeTimeoutMs: timeoutMs }),
-          });
+          const { setup, handled, errors, handle } = await scenario(connect, { dedupeTimeoutMs: timeoutMs });
           setup.redis.pause();
           const { response, ms } = await timed(() => handle(delivery('evt_paused_claim')));
           expect(response.status).toBe(503);
@@ -362,19 +371,9 @@ describeRedis('a redis-server that stops answering mid-delivery', () => {
       }
 
       it('paused between the claim and the completion: answers 200 within the bound, reports it, never redoes the event', async () => {
-        const setup = await connect();
-        open.push(setup);
-        const handled: string[] = [];
-        const errors: { error: unknown; status: number }[] = [];
-        const handle = webhookHandler({
-          secret: SECRET,
-          onEvent: (event) => {
-            handled.push(event.id);
-            setup.redis.pause();
-          },
-          onError: (error, info) => void errors.push({ error, status: info.status }),
-          dedupe: setup.store,
+        const { setup, handled, errors, handle } = await scenario(connect, {
           dedupeTimeoutMs: TIMEOUT,
+          onEvent: ({ redis }) => redis.pause(),
         });
         const { response, ms } = await timed(() => handle(delivery('evt_paused_complete')));
         expect(response.status).toBe(200);
@@ -393,24 +392,11 @@ describeRedis('a redis-server that stops answering mid-delivery', () => {
       });
 
       it('killed between the claim and the completion: answers 200 within the bound, onEvent ran once', async () => {
-        const setup = await connect();
-        open.push(setup);
-        const handled: string[] = [];
-        const statuses: number[] = [];
-        const handle = webhookHandler({
-          secret: SECRET,
-          onEvent: async (event) => {
-            handled.push(event.id);
-            await setup.redis.stop();
-          },
-          onError: (_error, info) => void statuses.push(info.status),
-          dedupe: setup.store,
-          dedupeTimeoutMs: TIMEOUT,
-        });
+        const { handled, errors, handle } = await scenario(connect, { dedupeTimeoutMs: TIMEOUT, onEvent: ({ redis }) => redis.stop() });
         const { response, ms } = await timed(() => handle(delivery('evt_killed')));
         expect(response.status).toBe(200);
         expect(ms).toBeLessThan(bound(TIMEOUT) + 2_000); // stop() itself waits for the exit
-        expect(statuses).toEqual([200]);
+        expect(errors.map((e) => e.status)).toEqual([200]);
         expect(handled).toEqual(['evt_killed']);
       });
     });
