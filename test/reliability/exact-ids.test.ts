@@ -7,6 +7,7 @@ import { InvalidParamsError, PaymentsClient, ResponseValidationError } from 'pay
 import { memoryDedupeStore, webhookHandler } from 'payments-sdk/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/internal/json.js';
+import { toWebhookEvent } from '../../src/webhooks/events.js';
 import { caught } from '../core/support.js';
 import { API_KEY } from '../helpers/fixtures.js';
 import { startServer, type TestServer, TRANSPORTS } from '../network/server.js';
@@ -39,6 +40,15 @@ describe('webhook event ids beyond 2^53', () => {
     ]);
     // A real redelivery of the first is still recognised.
     expect(await (await handle(deliveryWithNumericId(ID_A, 'payment.succeeded'))).json()).toEqual({ received: true, duplicate: true });
+  });
+});
+
+describe('where the runtime cannot read an id exactly', () => {
+  it('an event whose id is a number beyond 2^53 is refused (invalid_payload), not rounded', () => {
+    // What a body parsed without source-text access gives: the rounded number.
+    expect(() => toWebhookEvent({ id: Number(ID_A), type: 'payment.succeeded', data: {} })).toThrow(
+      expect.objectContaining({ reason: 'invalid_payload', message: expect.stringMatching(/id: must be a string or a safe integer/) }),
+    );
   });
 });
 
