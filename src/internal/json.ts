@@ -8,8 +8,11 @@
  * is either exact or refused, never rounded.
  */
 
-/** Could the text hold an id that is not a safe integer (16+ digits, a fraction or an exponent)? */
-const MAYBE_UNSAFE_ID = /"(?:[^"\\]*_)?id"\s*:\s*-?(?:\d{16}|\d+[.eE])/;
+/**
+ * Could the text hold an id that is not a safe integer (16+ digits, a fraction or an exponent)? A
+ * key ending in `id` followed by such a number; the reviver then checks the key exactly.
+ */
+const MAYBE_UNSAFE_ID = /id"\s*:\s*-?(?:\d{16}|\d+[.eE])/;
 
 /** `true` when `key` names an identifier: `id`, or `…_id`. */
 export function isIdKey(key: string): boolean {
