@@ -17,6 +17,8 @@ export default defineConfig({
     // The framework apps have their own install and config: `npm run test:frameworks`.
     exclude: [...configDefaults.exclude, 'examples/frameworks/**'],
     environment: 'node',
+    // Prints the one line that says why the Redis tests are skipped (fails the run under CI=true).
+    globalSetup: ['test/helpers/redis.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     coverage: {

@@ -8,6 +8,7 @@
  * per call.
  */
 import { PaymentsError } from '../core/errors.js';
+import { parseJson } from './json.js';
 import { redactDeep, redactSecrets } from './logger.js';
 
 /** What the exchange needs to know, fixed per client. */
@@ -80,7 +81,7 @@ export function exchange(config: ExchangeConfig): typeof fetch {
     if (response.ok) {
       if (text !== '' && response.status !== 204 && response.status !== 205) {
         try {
-          body = JSON.parse(text);
+          body = parseJson(text);
         } catch {
           throw new MalformedBodyError(text);
         }
@@ -164,7 +165,7 @@ function reparse(data: string): unknown {
   const trimmed = data.trim();
   if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return data;
   try {
-    return JSON.parse(trimmed);
+    return parseJson(trimmed);
   } catch {
     return data;
   }

@@ -6,6 +6,7 @@
  * @module
  */
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
+import { parseJson } from '../internal/json.js';
 import { kind, toWebhookEvent, type WebhookEvent } from './events.js';
 import { hmacSha256Sync, hmacSha256Web, nodeCrypto, type RawPayload, rawBytes } from './sign.js';
 
@@ -214,7 +215,7 @@ function parseBody(raw: string | Uint8Array): unknown {
     throw new WebhookVerificationError('invalid_payload', 'Invalid webhook payload: the body is not UTF-8 text.');
   }
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch {
     throw new WebhookVerificationError('invalid_payload', 'Invalid webhook payload: the body is not JSON (service-api.md §6.2).');
   }
