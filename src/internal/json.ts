@@ -9,10 +9,33 @@
  */
 
 /**
- * Could the text hold an id that is not a safe integer (16+ digits, a fraction or an exponent)? A
- * key ending in `id` followed by such a number; the reviver then checks the key exactly.
+ * Could the text hold an id that is not a safe integer? A key ending in `id` followed by a number of
+ * 16+ digits, or with a fraction or an exponent (as `/id"\s*:\s*-?(?:\d{16}|\d+[.eE])/` reads it,
+ * with JSON's whitespace); the reviver then checks the key exactly. A hand-written scan from one
+ * `indexOf` to the next: a page of 100 payments has 100 `uuid` keys, and the regex took about
+ * twice as long over such a page.
  */
-const MAYBE_UNSAFE_ID = /id"\s*:\s*-?(?:\d{16}|\d+[.eE])/;
+function mayHoldUnsafeId(text: string): boolean {
+  for (let at = text.indexOf('id"'); at >= 0; at = text.indexOf('id"', at)) {
+    at = skipSpace(text, at + 3);
+    if (text.charCodeAt(at) !== 0x3a /* : */) continue;
+    at = skipSpace(text, at + 1);
+    if (text.charCodeAt(at) === 0x2d /* - */) at++;
+    const start = at;
+    let c = text.charCodeAt(at);
+    while (c >= 0x30 && c <= 0x39) c = text.charCodeAt(++at);
+    const digits = at - start;
+    if (digits >= 16 || (digits > 0 && (c === 0x2e /* . */ || c === 0x65 /* e */ || c === 0x45) /* E */)) return true;
+  }
+  return false;
+}
+
+/** The index of the first character at or after `at` that is not JSON whitespace. */
+function skipSpace(text: string, at: number): number {
+  let c = text.charCodeAt(at);
+  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = text.charCodeAt(++at);
+  return at;
+}
 
 /** `true` when `key` names an identifier: `id`, or `…_id`. */
 export function isIdKey(key: string): boolean {
@@ -29,7 +52,7 @@ function exactIds(this: unknown, key: string, value: unknown, context?: { source
 /** Parses JSON text like `JSON.parse`, keeping ids beyond 2^53 exact (see the module comment). */
 export function parseJson(text: string): unknown {
   // The reviver costs a walk of the whole value: only a body that may hold such an id pays for it.
-  return MAYBE_UNSAFE_ID.test(text) ? JSON.parse(text, exactIds as (key: string, value: unknown) => unknown) : JSON.parse(text);
+  return mayHoldUnsafeId(text) ? JSON.parse(text, exactIds as (key: string, value: unknown) => unknown) : JSON.parse(text);
 }
 
 /** `true` for an id as the SDK accepts it in a body: a string, or a number that is a safe integer. */
