@@ -9,32 +9,23 @@
  */
 
 /**
- * Could the text hold an id that is not a safe integer? A key ending in `id` followed by a number of
- * 16+ digits, or with a fraction or an exponent (as `/id"\s*:\s*-?(?:\d{16}|\d+[.eE])/` reads it,
- * with JSON's whitespace); the reviver then checks the key exactly. A hand-written scan from one
- * `indexOf` to the next: a page of 100 payments has 100 `uuid` keys, and the regex took about
- * twice as long over such a page.
+ * After a key ending in `id`: a number of 16+ digits, or with a fraction or an exponent. Sticky, so
+ * it is tried only where `indexOf` found such a key.
+ */
+const UNSAFE_NUMBER = /\s*:\s*-?(?:\d{16}|\d+[.eE])/y;
+
+/**
+ * Could the text hold an id that is not a safe integer? A key ending in `id` followed by such a
+ * number; the reviver then checks the key exactly. `indexOf` from one `id"` to the next, then the
+ * sticky pattern: a page of 100 payments has 100 `uuid` keys, and one unanchored regex over the
+ * whole text took about 1.5 times as long.
  */
 function mayHoldUnsafeId(text: string): boolean {
-  for (let at = text.indexOf('id"'); at >= 0; at = text.indexOf('id"', at)) {
-    at = skipSpace(text, at + 3);
-    if (text.charCodeAt(at) !== 0x3a /* : */) continue;
-    at = skipSpace(text, at + 1);
-    if (text.charCodeAt(at) === 0x2d /* - */) at++;
-    const start = at;
-    let c = text.charCodeAt(at);
-    while (c >= 0x30 && c <= 0x39) c = text.charCodeAt(++at);
-    const digits = at - start;
-    if (digits >= 16 || (digits > 0 && (c === 0x2e /* . */ || c === 0x65 /* e */ || c === 0x45) /* E */)) return true;
+  for (let at = text.indexOf('id"'); at >= 0; at = text.indexOf('id"', at + 3)) {
+    UNSAFE_NUMBER.lastIndex = at + 3;
+    if (UNSAFE_NUMBER.test(text)) return true;
   }
   return false;
-}
-
-/** The index of the first character at or after `at` that is not JSON whitespace. */
-function skipSpace(text: string, at: number): number {
-  let c = text.charCodeAt(at);
-  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = text.charCodeAt(++at);
-  return at;
 }
 
 /** `true` when `key` names an identifier: `id`, or `…_id`. */
