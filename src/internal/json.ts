@@ -9,24 +9,10 @@
  */
 
 /**
- * After a key ending in `id`: a number of 16+ digits, or with a fraction or an exponent. Sticky, so
- * it is tried only where `indexOf` found such a key.
+ * Could the text hold an id that is not a safe integer (16+ digits, a fraction or an exponent)? A
+ * key ending in `id` followed by such a number; the reviver then checks the key exactly.
  */
-const UNSAFE_NUMBER = /\s*:\s*-?(?:\d{16}|\d+[.eE])/y;
-
-/**
- * Could the text hold an id that is not a safe integer? A key ending in `id` followed by such a
- * number; the reviver then checks the key exactly. `indexOf` from one `id"` to the next, then the
- * sticky pattern: a page of 100 payments has 100 `uuid` keys, and one unanchored regex over the
- * whole text took about 1.5 times as long.
- */
-function mayHoldUnsafeId(text: string): boolean {
-  for (let at = text.indexOf('id"'); at >= 0; at = text.indexOf('id"', at + 3)) {
-    UNSAFE_NUMBER.lastIndex = at + 3;
-    if (UNSAFE_NUMBER.test(text)) return true;
-  }
-  return false;
-}
+const MAYBE_UNSAFE_ID = /id"\s*:\s*-?(?:\d{16}|\d+[.eE])/;
 
 /** `true` when `key` names an identifier: `id`, or `…_id`. */
 export function isIdKey(key: string): boolean {
@@ -43,7 +29,7 @@ function exactIds(this: unknown, key: string, value: unknown, context?: { source
 /** Parses JSON text like `JSON.parse`, keeping ids beyond 2^53 exact (see the module comment). */
 export function parseJson(text: string): unknown {
   // The reviver costs a walk of the whole value: only a body that may hold such an id pays for it.
-  return mayHoldUnsafeId(text) ? JSON.parse(text, exactIds as (key: string, value: unknown) => unknown) : JSON.parse(text);
+  return MAYBE_UNSAFE_ID.test(text) ? JSON.parse(text, exactIds as (key: string, value: unknown) => unknown) : JSON.parse(text);
 }
 
 /** `true` for an id as the SDK accepts it in a body: a string, or a number that is a safe integer. */
