@@ -194,16 +194,33 @@ async function benchPages(origin: string) {
   };
   type Walk = keyof typeof walks;
   const names = Object.keys(walks) as Walk[];
-  const check = (walk: (onPage?: () => void) => Promise<number>) => async () => {
-    const items = await walk();
+  // GC time per walk: every GC the timed walks saw (PerformanceObserver), charged to the walk that
+  // was running when it started.
+  const windows = Object.fromEntries(names.map((name) => [name, [] as [number, number][]])) as Record<Walk, [number, number][]>;
+  const collections: [number, number][] = [];
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) collections.push([entry.startTime, entry.duration]);
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  const check = (name: Walk) => async () => {
+    const started = performance.now();
+    const items = await walks[name]();
+    windows[name].push([started, performance.now()]);
     if (items !== total) throw new Error(`walked ${items} items, expected ${total}`);
   };
   const rounds = QUICK ? 3 : 7;
   const samples = await interleaved(
-    Object.fromEntries(names.map((name) => [name, check(walks[name])])) as Record<Walk, () => Promise<void>>,
+    Object.fromEntries(names.map((name) => [name, check(name)])) as Record<Walk, () => Promise<void>>,
     rounds,
     QUICK ? 2 : 8,
   );
+  await new Promise((resolve) => setImmediate(resolve));
+  observer.disconnect();
+  const gcPerWalk = (name: Walk) => {
+    let sum = 0;
+    for (const [start, duration] of collections) if (windows[name].some(([from, to]) => start >= from && start < to)) sum += duration;
+    return sum / windows[name].length;
+  };
   // Memory, in walks of their own (gc() must not be timed): heapUsed after gc() every 10 pages,
   // minus the value before the walk.
   const growth: Record<string, number[]> = {};
@@ -229,6 +246,7 @@ async function benchPages(origin: string) {
     'ms per walk (median)': fixed(median(samples[name]), 1),
     'min–max over rounds': `${fixed(min(samples[name]), 1)}–${fixed(max(samples[name]), 1)}`,
     'vs ky loop': fixed(pairedRatio(samples[name], base), 3),
+    'GC ms per walk (mean)': fixed(gcPerWalk(name), 1),
     'heap growth, max (MB)': fixed(max(growth[name] as number[]) / 1e6, 2),
     'heap at page 10 / last (MB)': `${fixed(((growth[name] as number[])[0] ?? 0) / 1e6, 2)} / ${fixed(((growth[name] as number[]).at(-1) ?? 0) / 1e6, 2)}`,
   }));
