@@ -21,7 +21,7 @@ describe('parseJson: where an unsafe id may be written', () => {
   it('leaves safe ids, other keys and strings that look like ids alone', () => {
     expect(parseJson('{"id":9007199254740991,"n":12345678901234567890,"note":"id\\": 12345678901234567890"}')).toEqual({
       id: 9007199254740991,
-      n: 12345678901234567890,
+      n: Number('12345678901234567890'),
       note: 'id": 12345678901234567890',
     });
     expect(parseJson('{"id":"12345678901234567890","paid":-1.5}')).toEqual({ id: '12345678901234567890', paid: -1.5 });
