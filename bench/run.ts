@@ -22,7 +22,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import ky from 'ky';
-import { type Page, PaymentSchema, PaymentsClient } from 'payments-sdk';
+import { type Page, PaymentsClient } from 'payments-sdk';
+import { PaymentSchema } from 'payments-sdk/schemas';
 import { signWebhookPayload, verifyWebhook } from 'payments-sdk/webhooks';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -38,7 +38,7 @@ export {
   type PayPaymentLinkOptions,
   type PaySessionOptions,
 } from './mock-service.js';
-export type { MswModule } from './msw.js';
+export type { MswHandler, MswModule } from './msw.js';
 export type { ListenOptions, MockHttpServer } from './node-server.js';
 export {
   DEFAULT_COUNTRIES,

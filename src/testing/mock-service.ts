@@ -5,7 +5,6 @@
  * way the service does on its own (a processor confirming a payment, a customer paying a hosted
  * page) and hand back the signed webhook delivery the service would send.
  */
-import type { HttpHandler } from 'msw';
 import { normalizeBaseUrl } from '../internal/config.js';
 import type { CheckoutSession } from '../schemas/checkout-session.js';
 import type { Payment } from '../schemas/payment.js';
@@ -15,7 +14,7 @@ import { type DeliverOptions, deliverWebhook, signDelivery, type WebhookDelivery
 import { Engine, type MockKeyInfo, type MockPayerOptions, type MockPaymentLinkStatus, type MockPayoutStatus } from './engine.js';
 import { MockServiceError } from './errors.js';
 import { handleRequest } from './http.js';
-import { buildHandlers, type MswModule, requireMsw } from './msw.js';
+import { buildHandlers, type MswHandler, type MswModule, requireMsw } from './msw.js';
 import type { ListenOptions, MockHttpServer } from './node-server.js';
 import type { MockKycStatus, MockSeed, MockServiceOptions } from './options.js';
 
@@ -91,7 +90,7 @@ export class MockService {
    */
   readonly fetch: typeof globalThis.fetch;
   readonly #engine: Engine;
-  #handlers: HttpHandler[] | undefined;
+  #handlers: MswHandler[] | undefined;
   #deliveries: WebhookDelivery[] = [];
   #requests: MockRequestLog[] = [];
   #faults: Array<MockFault & { left: number }> = [];
@@ -114,13 +113,16 @@ export class MockService {
    * `setupServer(...mock.handlers)`. Needs msw (an optional peer dependency), loaded on first read;
    * if it cannot be loaded synchronously here, use {@link createHandlers}.
    */
-  get handlers(): HttpHandler[] {
+  get handlers(): MswHandler[] {
     this.#handlers ??= this.createHandlers(requireMsw());
     return this.#handlers;
   }
 
-  /** The same handlers as {@link handlers}, from an msw module you loaded: `mock.createHandlers(await import('msw'))`. */
-  createHandlers(msw: MswModule): HttpHandler[] {
+  /**
+   * The same handlers as {@link handlers}, from an msw module you loaded:
+   * `mock.createHandlers(await import('msw'))`. Typed with msw's own handler type.
+   */
+  createHandlers<H>(msw: MswModule<H>): H[] {
     return buildHandlers(msw, this.baseUrl, (request) => this.#answer(request));
   }
 

@@ -22,7 +22,7 @@ export interface NodeWebhookRequest {
   /** `true` once the body stream was read to its end (by a body parser, say). */
   readableEnded?: boolean;
   /** Subscribes to the request stream (`data`, `end`, `error`), to read the raw body. */
-  on(event: string, listener: (...args: never[]) => void): unknown;
+  on(event: string, listener: (...args: unknown[]) => void): unknown;
 }
 
 /** The part of a Node response used: `http.ServerResponse` and Express's `Response` have it. */
