@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { CurrencyCode } from '../currencies.js';
 import {
   boundedString,
   currencyCode,
@@ -29,7 +30,7 @@ export interface CheckoutSession {
   /** Minor units. */
   amount: number;
   /** ISO 4217 code. */
-  currency: string;
+  currency: CurrencyCode;
   description: string | null;
   payer_name: string | null;
   payer_email: string | null;
@@ -83,7 +84,7 @@ export interface CheckoutSessionCreateParams {
   /** Minor units, at least 1. */
   amount: number;
   /** ISO 4217 code. */
-  currency: string;
+  currency: CurrencyCode;
   /** At most 500 characters. */
   description?: string;
   /** At most 255 characters. */

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { CurrencyCode } from '../currencies.js';
 import {
   currencyCode,
   type ListParamsBase,
@@ -19,7 +20,7 @@ export interface PaymentLink {
   url: string;
   uuid: string;
   title?: string;
-  currency?: string;
+  currency?: CurrencyCode;
   /** Fixed price in minor units; `null` or absent when the customer chooses the amount. */
   amount?: number | null;
   /** Smallest amount a customer may pay, in minor units. */
@@ -45,7 +46,7 @@ export const PaymentLinkSchema: z.ZodMiniType<PaymentLink> = responseObject({
 export interface PaymentLinkCreateParams {
   title?: string;
   /** ISO 4217 code. */
-  currency?: string;
+  currency?: CurrencyCode;
   /** Set it for a fixed price; leave it out so the customer chooses. Minor units, at least 1. */
   amount?: number;
   /** A payment below it is refused. Minor units, at least 1. */

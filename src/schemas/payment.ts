@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { CurrencyCode } from '../currencies.js';
 import {
   boundedString,
   countryCode,
@@ -37,7 +38,7 @@ export interface Payment {
   /** Amount credited to the merchant balance. */
   net_amount_to_merchant: number;
   /** ISO 4217 code of the amounts: the operator's currency for a converted direct charge (§4.1). */
-  currency: string;
+  currency: CurrencyCode;
   /** `mobile_money` is the value shown by the service. */
   payment_method: OpenEnum<'mobile_money'>;
   /** Country; `null` for a card payment. */
@@ -79,7 +80,7 @@ export interface PaymentCreateParams {
   /** Minor units, at least 1. */
   amount: number;
   /** ISO 4217 code. When it differs from the country's currency the service converts (§4.1). */
-  currency: string;
+  currency: CurrencyCode;
   /** ISO 3166-1 alpha-3, e.g. `SEN`. */
   country: string;
   /** Operator code. */

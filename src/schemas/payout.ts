@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { CurrencyCode } from '../currencies.js';
 import {
   countryCode,
   currencyCode,
@@ -36,7 +37,7 @@ export interface Payout {
   /** Minor units. */
   amount?: number;
   /** ISO 4217 code. */
-  currency?: string;
+  currency?: CurrencyCode;
   /** State; names not documented (awaiting approval, then sent to the operator). */
   status?: OpenEnum<string>;
   destination?: PayoutDestination;
@@ -63,7 +64,7 @@ export interface PayoutCreateParams {
   /** Minor units, at least 1. */
   amount: number;
   /** ISO 4217 code. */
-  currency: string;
+  currency: CurrencyCode;
   destination: PayoutDestination;
   /** Undocumented fields pass through to the service. */
   [key: string]: unknown;

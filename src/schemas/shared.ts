@@ -5,6 +5,7 @@
 
 import * as z from 'zod/mini';
 import { $constructor, $ZodObjectJIT } from 'zod/v4/core';
+import { isKnownCurrency } from '../currencies.js';
 
 /** A string enum that stays open: the known literals, or any other string the service adds later. */
 export type OpenEnum<T extends string> = T | (string & {});
@@ -41,8 +42,16 @@ export const minorUnits = z.int();
 /** An amount a merchant may send: an integer ≥ 1 (service-api.md §4, §8). */
 export const positiveMinorUnits = z.int().check(z.minimum(1, { error: 'must be an integer ≥ 1 (minor units)' }));
 
-/** ISO 4217 currency code, three capital letters (service-api.md §4.1, §8). */
-export const currencyCode = z.string().check(z.regex(/^[A-Z]{3}$/, { error: 'must be a 3-letter ISO 4217 code in capitals, e.g. "XOF"' }));
+/**
+ * An ISO 4217 currency code in capitals, as the platform's `Intl` data lists it: `'CFA'` or `'xof'`
+ * is refused before anything is sent.
+ */
+export const currencyCode = z
+  .string()
+  .check(
+    z.regex(/^[A-Z]{3}$/, { error: 'must be a 3-letter ISO 4217 code in capitals, e.g. "XOF"', abort: true }),
+    z.refine(isKnownCurrency, { error: 'must be an ISO 4217 currency code, e.g. "XOF" or "GHS" (this one is not a currency)' }),
+  );
 
 /** ISO 3166-1 alpha-3 country code (service-api.md §4.1), e.g. `SEN`, `CIV`, `GHA`. */
 export const countryCode = z
