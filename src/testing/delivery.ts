@@ -34,7 +34,11 @@ export type WebhookTarget = ((request: Request) => Response | Promise<Response>)
 
 /** Options of `mock.deliver()`. */
 export interface DeliverOptions {
-  /** URL of the `Request` handed to a handler (handlers may route on it). Default `http://localhost/webhooks`. */
+  /**
+   * Where a handler target receives the delivery: a path (`'/webhooks/payments'`, on
+   * `http://localhost`) or a whole URL. Default `http://localhost/webhooks`. Set it to your route:
+   * an app that routes on the path (Hono, a router) answers 404 elsewhere.
+   */
   url?: string;
   /** Extra or replacing headers, e.g. to test a tampered signature. */
   headers?: Record<string, string>;
@@ -77,7 +81,7 @@ export async function deliverWebhook(
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
   const init: RequestInit = { method: 'POST', headers, body: options.body ?? delivery.body };
   if (typeof target === 'function') {
-    return target(new Request(options.url ?? 'http://localhost/webhooks', init));
+    return target(new Request(new URL(options.url ?? '/webhooks', 'http://localhost'), init));
   }
   let url: URL;
   try {

@@ -14,6 +14,7 @@ import { type DeliverOptions, deliverWebhook, signDelivery, type WebhookDelivery
 import { Engine, type MockKeyInfo, type MockPayerOptions, type MockPaymentLinkStatus, type MockPayoutStatus } from './engine.js';
 import { MockServiceError } from './errors.js';
 import { handleRequest } from './http.js';
+import { isoWithOffset, uuid } from './ids.js';
 import { buildHandlers, type MswHandler, type MswModule, requireMsw } from './msw.js';
 import type { ListenOptions, MockHttpServer } from './node-server.js';
 import type { MockKycStatus, MockSeed, MockServiceOptions } from './options.js';
@@ -132,7 +133,11 @@ export class MockService {
     return (this.#engine.keys.find((k) => k.merchant === first.merchant && k.mode === 'sandbox') ?? first).key;
   }
 
-  /** The first merchant's live key, if it has one. Payouts need it (service-api.md §5.4). */
+  /**
+   * The first merchant's live key, if it has one: payouts need one. Its wallets start empty, and a
+   * payout above the balance is refused (422 on `amount`), so give it a balance first:
+   * `mock.seed({ wallets: [{ currency: 'XOF', balance: 1_000_000 }] }, { apiKey: mock.liveApiKey })`.
+   */
   get liveApiKey(): string | undefined {
     const first = this.#engine.keys[0] as MockKeyInfo;
     return this.#engine.keys.find((k) => k.merchant === first.merchant && k.mode === 'live')?.key;
@@ -179,11 +184,23 @@ export class MockService {
   /**
    * Serves the mock on a real port of 127.0.0.1 (Node, Bun, Deno) for code that can take neither a
    * custom fetch nor msw. Use the returned `url` as `baseUrl`; `await server.close()` in `afterAll`.
+   * Checkout sessions created while it runs have their `checkout_url` on this server.
    */
   async listen(options?: ListenOptions): Promise<MockHttpServer> {
     // Dynamic: `node:http` stays out of the graph of createMockService() (edge runtimes, browsers).
     const { startServer } = await import('./node-server.js');
-    return startServer((request) => this.#answer(request), options);
+    const server = await startServer((request) => this.#answer(request), options);
+    // Sessions created while it runs get a `checkout_url` on this server, an address that resolves.
+    const engine = this.#engine;
+    engine.hostedOrigin = server.url;
+    return {
+      url: server.url,
+      port: server.port,
+      close: async () => {
+        if (engine.hostedOrigin === server.url) engine.hostedOrigin = engine.baseUrl;
+        await server.close();
+      },
+    };
   }
 
   /** Injects a fault into the next matching requests (see {@link MockFault}). */
@@ -320,33 +337,70 @@ export class MockService {
     return this.#deliver(this.#engine.movePayout(id, options.to, options.failure_reason) as PayoutEvent);
   }
 
-  /** Runs a payout through every remaining step to `completed`; one delivery per step. */
-  async completePayout(id: string): Promise<WebhookDelivery<PayoutEvent>[]> {
-    const out: WebhookDelivery<PayoutEvent>[] = [];
-    // At most three steps exist (pending_approval → approved → processing → completed).
-    for (let i = 0; i < 3; i++) {
-      const payout = this.getPayout(id);
-      if (!payout || payout.status === 'completed') break;
-      out.push(await this.advancePayout(id));
-    }
-    return out;
+  /**
+   * Runs a payout through every remaining step to `completed` and resolves to the last delivery,
+   * `payout.completed`, like every other action. Each step's delivery (`payout.approved`,
+   * `payout.processing`) is in {@link deliveries} too. Throws {@link MockServiceError} when the
+   * payout is already in a final state.
+   */
+  async completePayout(id: string): Promise<WebhookDelivery<PayoutEvent>> {
+    let last = await this.advancePayout(id);
+    // At most two more steps exist (pending_approval → approved → processing → completed).
+    while (this.getPayout(id)?.status !== 'completed') last = await this.advancePayout(id);
+    return last;
   }
 
-  /** Signs any event with the mock's secret, e.g. a type your code does not know yet. `id` defaults to a fresh `evt_…`. */
+  /**
+   * Signs any event with the mock's secret, e.g. a type your code does not know yet. `id` defaults
+   * to a fresh `evt_…`. For `payment.*` events, the fields of a payment that `data` leaves out are
+   * filled (a 5000 XOF mobile-money payment, `status` from the type), so the delivery verifies:
+   * `mock.createDelivery({ type: 'payment.succeeded', data: { uuid: 'pay_1' } })`.
+   */
   async createDelivery<T extends string, D>(event: {
     type: T;
     data: D;
     id?: string;
   }): Promise<WebhookDelivery<{ id: string; type: T; data: D }>> {
-    const made = this.#engine.event(event.type, event.data) as { id: string; type: T; data: D };
+    const data =
+      event.type.startsWith('payment.') && isPlainRecord(event.data) ? this.#paymentDefaults(event.type, event.data) : event.data;
+    const made = this.#engine.event(event.type, data) as { id: string; type: T; data: D };
     if (event.id !== undefined) made.id = event.id;
     return this.#deliver(made);
+  }
+
+  /** A whole payment record around the fields given, as the verifier expects one. */
+  #paymentDefaults(type: string, given: Record<string, unknown>): Record<string, unknown> {
+    const gross = typeof given.gross_amount === 'number' ? given.gross_amount : 5000;
+    const psp = typeof given.psp_fee_amount === 'number' ? given.psp_fee_amount : 0;
+    const platform = typeof given.platform_fee_amount === 'number' ? given.platform_fee_amount : 0;
+    const failed = type === 'payment.failed';
+    return {
+      uuid: uuid(),
+      checkout_session: null,
+      gross_amount: gross,
+      psp_fee_amount: psp,
+      platform_fee_amount: platform,
+      net_amount_to_merchant: gross - psp - platform,
+      currency: 'XOF',
+      payment_method: 'mobile_money',
+      mobile_money_country: 'SEN',
+      mobile_money_provider: 'orange',
+      psp_reference: uuid(),
+      status: failed ? 'failed' : type === 'payment.succeeded' ? 'succeeded' : 'pending',
+      failure_reason: failed ? 'declined' : null,
+      created_at: isoWithOffset(this.#engine.now()),
+      ...given,
+    };
   }
 
   /**
    * POSTs a delivery to your webhook endpoint: a fetch-style handler `(request) => Response`
    * (what `webhookHandler()` returns, a Hono app's `fetch`…) or a URL on 127.0.0.1 / localhost / [::1].
    * Any other host is refused. Returns your endpoint's response.
+   *
+   * A handler is given a `Request` for `http://localhost/webhooks`: when your app routes the
+   * endpoint elsewhere, say where with `url` (a path or a whole URL), or the app answers 404:
+   * `mock.deliver(delivery, app.fetch, { url: '/webhooks/payments' })`.
    */
   deliver(delivery: WebhookDelivery<unknown>, target: WebhookTarget, options?: DeliverOptions): Promise<Response> {
     return deliverWebhook(delivery, target, options);
@@ -423,4 +477,9 @@ export class MockService {
  */
 export function createMockService(options?: MockServiceOptions): MockService {
   return new MockService(options);
+}
+
+/** An object that is not an array: `data` that can take a payment's missing fields. */
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
