@@ -5,7 +5,7 @@
  *   - small merchant programs using each entry (scripts/consumer/: an Express 5 shop, a Hono
  *     handler, a Fastify route, a CommonJS script, the testing kit with and without msw),
  *   - every example at the top of examples/ (its own folder's examples have their own package.json),
- *   - every ```ts snippet of README.md, each as its own module,
+ *   - every ```ts snippet of README.md and docs/*.md, each as its own module,
  *
  * with two toolchains: the pinned one (this repo's typescript and @types/node) and the newest
  * (`typescript@latest`, `@types/node@latest`, what a merchant installs today). Each project is
@@ -27,7 +27,12 @@ const keep = process.argv.includes('--keep');
 
 function run(command: string, args: string[], cwd: string): string {
   try {
-    return execFileSync(command, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, npm_config_update_notifier: 'false' } });
+    return execFileSync(command, args, {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, npm_config_update_notifier: 'false' },
+    });
   } catch (error) {
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
     throw new Error(`${command} ${args.join(' ')} failed in ${cwd}:\n${stdout}${stderr}`);
@@ -67,27 +72,44 @@ try {
   for (const file of readdirSync(consumerDir)) copyFileSync(join(consumerDir, file), join(sources, file));
   const examples = readdirSync(join(root, 'examples')).filter((file) => /\.m?ts$/.test(file));
   for (const file of examples) copyFileSync(join(root, 'examples', file), join(sources, 'examples', file));
-  const snippets = tsSnippets(readFileSync(join(root, 'README.md'), 'utf8'));
-  if (snippets.length === 0) throw new Error('check-consumer: README.md has no ```ts snippet: the extraction is broken.');
-  snippets.forEach((code, index) => {
-    // `export {}` makes a snippet without imports a module too (top-level await, no global clashes).
-    writeFileSync(join(sources, 'readme', `snippet-${String(index + 1).padStart(2, '0')}.ts`), `${code}\nexport {};\n`);
-  });
-  console.log(`check-consumer: ${examples.length} examples, ${snippets.length} README snippets, ${readdirSync(consumerDir).length} merchant programs`);
+  const guides = [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((file) => file.endsWith('.md'))
+      .map((file) => `docs/${file}`),
+  ];
+  let snippets = 0;
+  for (const guide of guides) {
+    const blocks = tsSnippets(readFileSync(join(root, guide), 'utf8'));
+    if (guide === 'README.md' && blocks.length === 0)
+      throw new Error('check-consumer: README.md has no ```ts snippet: the extraction is broken.');
+    blocks.forEach((code, index) => {
+      // `export {}` makes a snippet without imports a module too (top-level await, no global clashes).
+      const name = `${guide.replace(/\.md$/, '').replace(/\//g, '-')}-${String(index + 1).padStart(2, '0')}.ts`;
+      writeFileSync(join(sources, 'readme', name), `${code}\nexport {};\n`);
+    });
+    snippets += blocks.length;
+  }
+  console.log(
+    `check-consumer: ${examples.length} examples, ${snippets} snippets of ${guides.join(', ')}, ${readdirSync(consumerDir).length} merchant programs`,
+  );
 
   const toolchains = [
     { name: 'pinned', typescript: installedVersion('typescript'), typesNode: installedVersion('@types/node') },
     { name: 'newest', typescript: 'latest', typesNode: 'latest' },
   ];
   // What the examples and programs import, at the ranges this repo tests with (fastify: its current major).
-  const frameworks = ['express', '@types/express', 'hono', 'redis', 'vitest'].map((name) => `${name}@${devRange(name)}`);
+  const frameworks = ['express', '@types/express', 'hono', 'redis', 'ioredis', 'vitest'].map((name) => `${name}@${devRange(name)}`);
   frameworks.push('fastify@^5');
 
   for (const toolchain of toolchains) {
     const project = join(work, toolchain.name);
     mkdirSync(project);
     cpSync(sources, project, { recursive: true });
-    writeFileSync(join(project, 'package.json'), `${JSON.stringify({ name: `consumer-${toolchain.name}`, private: true, type: 'module' }, null, 2)}\n`);
+    writeFileSync(
+      join(project, 'package.json'),
+      `${JSON.stringify({ name: `consumer-${toolchain.name}`, private: true, type: 'module' }, null, 2)}\n`,
+    );
     run(
       'npm',
       [
@@ -104,15 +126,16 @@ try {
     );
     const versions = `typescript ${readVersion(project, 'typescript')}, @types/node ${readVersion(project, '@types/node')}`;
 
-    // Without msw: everything but the program that imports msw itself.
-    writeTsconfig(project, ['msw-tests.ts']);
+    // Without msw: everything but the program that imports msw itself, and no DOM lib (a Node server).
+    writeTsconfig(project, ['msw-tests.ts'], false);
     check(project, `${toolchain.name} (${versions}), without msw`);
     // The CommonJS script runs: every entry `require`d from the tarball.
     const out = run(process.execPath, ['cjs-require.cjs'], project);
     if (!out.includes('cjs-require: ok')) throw new Error(`check-consumer: cjs-require.cjs did not finish:\n${out}`);
 
     run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `msw@${devRange('msw')}`], project);
-    writeTsconfig(project, []);
+    // msw's own declarations name DOM types (MessageEvent, ResponseType): a project with msw has the DOM lib.
+    writeTsconfig(project, [], true);
     check(project, `${toolchain.name} (${versions}), with msw ${readVersion(project, 'msw')}`);
   }
   console.log('check-consumer: every project type-checks');
@@ -125,8 +148,8 @@ function readVersion(project: string, name: string): string {
   return (JSON.parse(readFileSync(join(project, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
 }
 
-/** A merchant's strict tsconfig: Node's module resolution, no DOM lib, library types checked too. */
-function writeTsconfig(project: string, exclude: string[]): void {
+/** A merchant's strict tsconfig: Node's module resolution, library types checked too, the DOM lib only when asked. */
+function writeTsconfig(project: string, exclude: string[], dom: boolean): void {
   const tsconfig = {
     compilerOptions: {
       strict: true,
@@ -135,7 +158,7 @@ function writeTsconfig(project: string, exclude: string[]): void {
       target: 'es2022',
       module: 'nodenext',
       moduleResolution: 'nodenext',
-      lib: ['es2023'],
+      lib: dom ? ['es2023', 'dom', 'dom.iterable'] : ['es2023'],
       types: ['node'],
       esModuleInterop: true,
     },
@@ -152,7 +175,9 @@ function check(project: string, label: string): void {
   } catch (error) {
     const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
     console.error(`check-consumer: ${label}: tsc --strict failed:\n${stdout}${stderr}`);
-    console.error(`(README snippets are numbered in order of appearance; the files are in ${basename(project)}/readme/. Re-run with --keep to inspect.)`);
+    console.error(
+      `(Snippets are named <guide>-<n>.ts, numbered in order of appearance, in ${basename(project)}/readme/. Re-run with --keep to inspect.)`,
+    );
     process.exitCode = 1;
     throw new Error('check-consumer: type errors');
   }
