@@ -1,14 +1,14 @@
 /**
- * Webhook deliveries as the service sends them (service-api.md §6.2): a `POST` with a JSON body
+ * Webhook deliveries as the service sends them: a `POST` with a JSON body
  * `{ id, type, data }`, `X-Service-Event` = the type, and `X-Service-Signature` = lowercase hex
- * HMAC-SHA256 of the raw body keyed with the whole `whsec_…` secret (API.md "Webhooks"), made by the
+ * HMAC-SHA256 of the raw body keyed with the whole `whsec_…` secret, made by the
  * SDK's own `signWebhookPayload` so the kit and the verifier cannot drift apart.
  */
 import { signWebhookPayload } from '../webhooks/sign.js';
 import { MockServiceError } from './errors.js';
 
 /**
- * Headers of a delivery (service-api.md §6.2). A type alias, not an interface, so it can be passed
+ * Headers of a delivery. A type alias, not an interface, so it can be passed
  * wherever a headers record is accepted (`verifyWebhook({ headers })`).
  */
 export type WebhookDeliveryHeaders = {

@@ -1,5 +1,5 @@
 /**
- * `createMockService()`: the in-process model of the whole payments service (API.md "Testing kit").
+ * `createMockService()`: the in-process model of the whole payments service.
  * Requests reach it through `mock.fetch` (for the client's `fetch` option: no global interception),
  * `mock.handlers` (msw), or `mock.listen()` (a real port on 127.0.0.1). Its actions move state the
  * way the service does on its own (a processor confirming a payment, a customer paying a hosted
@@ -19,7 +19,7 @@ import { buildHandlers, type MswHandler, type MswModule, requireMsw } from './ms
 import type { ListenOptions, MockHttpServer } from './node-server.js';
 import type { MockKycStatus, MockSeed, MockServiceOptions } from './options.js';
 
-/** A `payment.succeeded` / `payment.failed` event (service-api.md §6.3). */
+/** A `payment.succeeded` / `payment.failed` event. */
 export interface PaymentEvent {
   id: string;
   type: 'payment.succeeded' | 'payment.failed';
@@ -172,7 +172,7 @@ export class MockService {
 
   /**
    * Moves the mock's clock forward by `ms` and applies what time does: checkout sessions past
-   * `expires_at` become `expired`; idempotency keys older than 24 h are forgotten (service-api.md §5.2).
+   * `expires_at` become `expired`; idempotency keys older than 24 h are forgotten.
    */
   advance(ms: number): Date {
     this.#engine.advance(ms);
@@ -278,7 +278,7 @@ export class MockService {
 
   /**
    * The customer pays a checkout session on the hosted page: its payment is created with
-   * `checkout_session` = the reference (service-api.md §2.2) and decided at once. Delivery
+   * `checkout_session` = the reference and decided at once. Delivery
    * `payment.succeeded` (session `completed`) or `payment.failed` (session stays `pending_payment`).
    */
   async paySession(reference: string, options: PaySessionOptions = {}): Promise<WebhookDelivery<PaymentEvent>> {
@@ -298,7 +298,7 @@ export class MockService {
 
   /**
    * Expires a session now (as reaching `expires_at` does). The service documents no event for
-   * sessions (service-api.md §6.3), so there is no delivery: resolves to `null`. Read the session
+   * sessions, so there is no delivery: resolves to `null`. Read the session
    * through the API to see `expired`.
    */
   async expireSession(reference: string): Promise<null> {
@@ -314,15 +314,15 @@ export class MockService {
 
   /**
    * A customer pays a payment link (by `uuid`, slug or `url`): a checkout session of the link is
-   * made and paid, so the payment appears in `GET /payments` with that session's reference
-   * (service-api.md §4.8). Throws {@link MockServiceError} with the service's sentence for a
-   * deactivated, expired or unknown link, and with `errors.amount` below `minimum_amount` (§7).
+   * made and paid, so the payment appears in `GET /payments` with that session's reference.
+   * Throws {@link MockServiceError} with the service's sentence for a
+   * deactivated, expired or unknown link, and with `errors.amount` below `minimum_amount`.
    */
   async payPaymentLink(id: string, options: PayPaymentLinkOptions = {}): Promise<WebhookDelivery<PaymentEvent>> {
     return this.#deliver(this.#engine.payPaymentLink(id, { ...options, outcome: options.outcome ?? 'succeeded' }) as PaymentEvent);
   }
 
-  /** Activates, deactivates or expires a link, as the merchant dashboard does (no API exists: service-api.md §4.8). */
+  /** Activates, deactivates or expires a link, as the merchant dashboard does (the service has no API for it). */
   setPaymentLinkStatus(id: string, status: MockPaymentLinkStatus): PaymentLink {
     return this.#engine.setPaymentLinkStatus(id, status);
   }
@@ -331,7 +331,7 @@ export class MockService {
    * Moves a payout one step: by default `pending_approval` → `approved` → `processing` →
    * `completed`; or `{ to: 'rejected' }` (from `pending_approval`) / `{ to: 'failed' }` (later),
    * which give the amount back to the wallet. States and `payout.*` event names are the mock's own:
-   * the service does not document them (service-api.md §3.3, §6.3).
+   * the service does not document them.
    */
   async advancePayout(id: string, options: { to?: MockPayoutStatus; failure_reason?: string } = {}): Promise<WebhookDelivery<PayoutEvent>> {
     return this.#deliver(this.#engine.movePayout(id, options.to, options.failure_reason) as PayoutEvent);
@@ -463,7 +463,7 @@ export class MockService {
 }
 
 /**
- * Creates an in-process mock of the whole payments service (API.md "Testing kit").
+ * Creates an in-process mock of the whole payments service.
  *
  * ```ts
  * import { PaymentsClient } from 'payments-sdk';

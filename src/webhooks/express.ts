@@ -1,5 +1,5 @@
 /**
- * The webhook endpoint for Express and plain `node:http` (API.md "Webhooks"). It reads the request
+ * The webhook endpoint for Express and plain `node:http`. It reads the request
  * stream through its `data`/`end` events, so nothing here imports a `node:` module and this entry
  * still loads on edge runtimes.
  *
