@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
@@ -15,6 +15,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // The framework apps have their own install and config: `npm run test:frameworks`.
+    exclude: [...configDefaults.exclude, 'examples/frameworks/**'],
     environment: 'node',
     testTimeout: 20_000,
     hookTimeout: 20_000,

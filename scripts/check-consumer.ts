@@ -50,11 +50,15 @@ function devRange(name: string): string {
   return range;
 }
 
-/** The ```ts (or ```typescript) blocks of a markdown text, in order. */
+/**
+ * The ```ts (or ```typescript) blocks of a markdown text, in order. A block right after a
+ * `<!-- from examples/frameworks/… -->` line is an excerpt of a recipe that `npm run test:frameworks`
+ * type-checks in its own app (and test/webhooks/recipe-snippets.test.ts keeps it verbatim): left out.
+ */
 export function tsSnippets(markdown: string): string[] {
   const blocks: string[] = [];
-  const fence = /^```(?:ts|typescript)[^\S\n]*\n([\s\S]*?)^```[^\S\n]*$/gm;
-  for (const match of markdown.matchAll(fence)) blocks.push(match[1] ?? '');
+  const fence = /(<!-- from [^\n]*-->\n)?^```(?:ts|typescript)[^\S\n]*\n([\s\S]*?)^```[^\S\n]*$/gm;
+  for (const match of markdown.matchAll(fence)) if (!match[1]) blocks.push(match[2] ?? '');
   return blocks;
 }
 
