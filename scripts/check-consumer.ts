@@ -65,8 +65,18 @@ export function tsSnippets(markdown: string): string[] {
 const work = mkdtempSync(join(tmpdir(), 'payments-sdk-consumer-'));
 try {
   // 1. The tarball npm would publish.
-  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root)) as Array<{ filename: string }>;
-  const tarball = join(work, (packed[0] as { filename: string }).filename);
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root)) as Array<{
+    filename: string;
+    files: Array<{ path: string }>;
+  }>;
+  const pack = packed[0] as { filename: string; files: Array<{ path: string }> };
+  const tarball = join(work, pack.filename);
+  // Go-to-definition lands in these files: each name says what it holds, none is a rollup hash.
+  const declarations = pack.files.map((file) => file.path).filter((path) => /\.d\.c?ts$/.test(path));
+  const hashed = declarations.filter((path) => /-[A-Za-z0-9_-]{8}\.d\.c?ts$/.test(path));
+  if (declarations.length === 0 || hashed.length > 0) {
+    throw new Error(`check-consumer: declaration files named by hash in the tarball: ${hashed.join(', ') || '(no .d.ts at all)'}`);
+  }
 
   // 2. The sources to check, laid out once and copied into each project.
   const sources = join(work, 'sources');
