@@ -2,8 +2,11 @@
  * Money helpers (API.md "Resources"): amounts are integers in minor units (service-api.md §2),
  * scaled by the ISO 4217 exponent of the currency: XOF and XAF have none, GHS has 2, TND 3.
  */
+
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { currencyExponent, formatAmount, fromMinorUnits, PaymentsError, toMinorUnits } from 'payments-sdk';
+import { currencyExponent, formatAmount, fromMinorUnits, isKnownCurrency, PaymentsError, toMinorUnits } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
 
 /** Intl output uses narrow and non-breaking spaces depending on ICU data: compare on plain spaces. */
@@ -49,6 +52,16 @@ describe('currencyExponent', () => {
     expect(listed.length).toBeGreaterThan(100);
     const wrong = listed.filter((code) => currencyExponent(code) !== (iso[code] ?? 2));
     expect(wrong).toEqual([]);
+  });
+
+  it('the KnownCurrencyCode type lists exactly the codes accepted at run time (autocompletion matches the check)', () => {
+    const source = readFileSync(fileURLToPath(new URL('../src/currencies.ts', import.meta.url)), 'utf8');
+    const union = source.slice(source.indexOf('export type KnownCurrencyCode ='), source.indexOf('export type CurrencyCode ='));
+    const typed = [...union.matchAll(/'([A-Z]{3})'/g)].map((match) => match[1] as string);
+    expect(typed.length).toBeGreaterThan(150);
+    expect(typed.filter((code) => !isKnownCurrency(code))).toEqual([]);
+    const accepted = Intl.supportedValuesOf('currency').filter((code) => isKnownCurrency(code));
+    expect(accepted.filter((code) => !typed.includes(code))).toEqual([]);
   });
 
   it('knows current codes that older platform data lacks', () => {
