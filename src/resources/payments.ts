@@ -1,7 +1,8 @@
+import type { RequestOptions } from '../client.js';
 import { APIPromise, type WithResponse } from '../core/api-promise.js';
-import type { PaymentsClient, RequestOptions } from '../core/client.js';
 import { APITimeoutError, APIUserAbortError, InvalidParamsError, type ValidationIssue } from '../core/errors.js';
 import type { PagePromise } from '../core/pagination.js';
+import { APIResource } from '../core/resource.js';
 import { sleep } from '../internal/sleep.js';
 import {
   type Payment,
@@ -29,21 +30,14 @@ const MAX_INTERVAL_MS = 15_000;
 const MAX_TIMER_MS = 2_147_483_647;
 
 /** Direct mobile-money charges and payment reads (service-api.md §4.1–§4.3). */
-export class Payments {
-  readonly #client: PaymentsClient;
-
-  /** @internal */
-  constructor(client: PaymentsClient) {
-    this.#client = client;
-  }
-
+export class Payments extends APIResource {
   /**
    * Starts a direct mobile-money charge: `POST /api/v1/payments`. Answers `pending`; the customer
    * confirms on their phone. When `currency` differs from the country's, the service converts and
    * the payment shows the amount charged in the operator's currency (service-api.md §4.1).
    */
   create(params: PaymentCreateParams, options?: RequestOptions): APIPromise<Payment> {
-    return this.#client.create(
+    return this._client.create(
       '/payments',
       params,
       { params: PaymentCreateParamsSchema, result: PaymentSchema, what: 'payments.create' },
@@ -53,12 +47,12 @@ export class Payments {
 
   /** Reads a payment: `GET /api/v1/payments/{uuid}`. */
   retrieve(uuid: string, options?: RequestOptions): APIPromise<Payment> {
-    return this.#client.retrieve('/payments', uuid, { result: PaymentSchema, what: 'payment' }, options);
+    return this._client.retrieve('/payments', uuid, { result: PaymentSchema, what: 'payment' }, options);
   }
 
   /** Lists payments, most recent first: `GET /api/v1/payments`. Await it for one page, or `for await` over every payment. */
   list(params?: PaymentListParams, options?: RequestOptions): PagePromise<Payment> {
-    return this.#client.list('/payments', params, { params: PaymentListParamsSchema, item: PaymentSchema, what: 'payments' }, options);
+    return this._client.list('/payments', params, { params: PaymentListParamsSchema, item: PaymentSchema, what: 'payments' }, options);
   }
 
   /**

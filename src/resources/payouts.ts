@@ -1,5 +1,5 @@
+import type { PaymentsClient, RequestOptions } from '../client.js';
 import type { APIPromise } from '../core/api-promise.js';
-import type { PaymentsClient, RequestOptions } from '../core/client.js';
 import type { PagePromise } from '../core/pagination.js';
 import {
   type Payout,

@@ -5,26 +5,27 @@
  * `internal/http.ts`; resource methods are one call each (the two polling/walking helpers,
  * `waitForCompletion` and `findPayment`, are built on those calls).
  */
-import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from '../internal/config.js';
-import { createTransport, DEFAULT_MAX_RESPONSE_BYTES, type RetryBackoff, type Send } from '../internal/http.js';
-import { type Logger, type LogLevel, levelledLogger } from '../internal/logger.js';
-import { isBrowser, readEnv, runtimeName } from '../internal/runtime.js';
-import { checkData, checkParams, checkResponse, filterIssues, idempotencyKeyIssues, pathSegment } from '../internal/validation.js';
-import { CheckoutSessions } from '../resources/checkout-sessions.js';
-import { PaymentLinks } from '../resources/payment-links.js';
-import { Payments } from '../resources/payments.js';
-import { Payouts } from '../resources/payouts.js';
-import { Wallets } from '../resources/wallets.js';
-import { Webhooks } from '../resources/webhooks.js';
-import type { z } from '../schemas/shared.js';
-import { listEnvelope } from '../schemas/shared.js';
-import { VERSION } from '../version.js';
-import { APIPromise, type WithResponse } from './api-promise.js';
+
+import { APIPromise, type WithResponse } from './core/api-promise.js';
+import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from './internal/config.js';
+import { createTransport, DEFAULT_MAX_RESPONSE_BYTES, type RetryBackoff, type Send } from './internal/http.js';
+import { type Logger, type LogLevel, levelledLogger } from './internal/logger.js';
+import { isBrowser, readEnv, runtimeName } from './internal/runtime.js';
+import { checkData, checkParams, checkResponse, filterIssues, idempotencyKeyIssues, pathSegment } from './internal/validation.js';
+import { CheckoutSessions } from './resources/checkout-sessions.js';
+import { PaymentLinks } from './resources/payment-links.js';
+import { Payments } from './resources/payments.js';
+import { Payouts } from './resources/payouts.js';
+import { Wallets } from './resources/wallets.js';
+import { Webhooks } from './resources/webhooks.js';
+import type { z } from './schemas/shared.js';
+import { listEnvelope } from './schemas/shared.js';
+import { VERSION } from './version.js';
 
 export type { ClientMode };
 
-import { PaymentsError } from './errors.js';
-import { keepFilters, Page, PagePromise } from './pagination.js';
+import { PaymentsError } from './core/errors.js';
+import { keepFilters, Page, PagePromise } from './core/pagination.js';
 
 /** Options of `new PaymentsClient()`. */
 export interface ClientOptions {
