@@ -11,7 +11,7 @@
 
 export { type ClientMode, type ClientOptions, PaymentsClient, type RequestOptions } from './client.js';
 export { APIPromise, type WithResponse } from './core/api-promise.js';
-// The error classes and their types; the helpers of errors.ts (makeAPIError, isRecord...) stay internal.
+// The error classes and their types; `makeAPIError` and `setName` stay internal.
 export {
   APIConnectionError,
   APIError,

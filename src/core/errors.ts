@@ -7,6 +7,10 @@
  *
  * @module
  */
+import { formatIssues } from '../internal/format-issues.js';
+import { isRecord } from '../internal/is-record.js';
+import { parseRetryAfter } from '../internal/retry-after.js';
+import { safeString } from '../internal/safe-string.js';
 
 /** One field problem, as carried by {@link InvalidParamsError} and {@link ResponseValidationError}. */
 export interface ValidationIssue {
@@ -208,29 +212,6 @@ export function makeAPIError(init: APIErrorInit): APIError {
   return new APIError(init);
 }
 
-/**
- * The shapes of an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), and
- * the obsolete RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`).
- */
-const HTTP_DATE = /^[A-Z][a-z]{2}([a-z]*, [\d A-Za-z-]+ \d\d:\d\d:\d\d GMT| [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})$/;
-
-/**
- * Parses a `Retry-After` value into seconds (≥ 0): delta-seconds (digits only) or an HTTP-date.
- * Anything else (`-5`, `1.5`, `1 2`, a free-form date) is `undefined`, so the backoff applies: a
- * lenient date parser would read `-5` as a date in 2001, that is, no wait at all.
- */
-export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
-  const trimmed = value?.trim() ?? '';
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const date = HTTP_DATE.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
-}
-
-/** Formats issues as `a.b: message; c: message`. */
-export function formatIssues(issues: ValidationIssue[]): string {
-  return issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
-}
-
 function messageFromBody(status: number, body: unknown): string {
   if (isRecord(body) && typeof body.message === 'string' && body.message.trim() !== '') return body.message;
   if (isRecord(body) && typeof body.error === 'string' && body.error.trim() !== '') return body.error;
@@ -248,24 +229,6 @@ function fieldErrorsFromBody(body: unknown): Record<string, string[]> | undefine
     else if (messages != null) out[field] = [safeString(messages)];
   }
   return out;
-}
-
-/**
- * `String(value)` that never throws: a body member such as `{"toString": 0}` or a null-prototype
- * object makes `String()` throw a TypeError, which must not replace the SDK's own error.
- */
-export function safeString(value: unknown): string {
-  if (typeof value === 'string') return value;
-  try {
-    return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}
-
-/** `true` for a plain object (not an array, not null). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // `name` lives on the prototype, not on each instance: it stays out of `JSON.stringify` and

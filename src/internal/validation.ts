@@ -4,8 +4,9 @@
  * "missing" from "wrong type".
  */
 import type * as z from 'zod/mini';
-import { InvalidParamsError, isRecord, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
+import { InvalidParamsError, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
 import { isSendableDate } from '../schemas/shared.js';
+import { isRecord } from './is-record.js';
 
 type RawIssue = z.core.$ZodIssue;
 

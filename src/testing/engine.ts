@@ -4,8 +4,8 @@
  * Every rule cites the section of service-api.md it models.
  */
 
-import { isRecord } from '../core/errors.js';
 import { modeOfKey } from '../internal/config.js';
+import { isRecord } from '../internal/is-record.js';
 import { currencyExponent } from '../money.js';
 import { CHECKOUT_SESSION_STATUSES, type CheckoutSession } from '../schemas/checkout-session.js';
 import { PAYMENT_STATUSES, type Payment } from '../schemas/payment.js';

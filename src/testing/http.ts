@@ -3,7 +3,7 @@
  * order of checks (route, then authentication, then idempotency, then validation, as the service's
  * middleware stack runs them), JSON framing. Web APIs only.
  */
-import { isRecord } from '../core/errors.js';
+import { isRecord } from '../internal/is-record.js';
 import type { Engine, ListKind, Partition } from './engine.js';
 import { HttpAnswer } from './errors.js';
 

@@ -4,7 +4,7 @@
  * are French, §7), so the mock words its rules the way Laravel's French locale does and builds
  * `message` the way Laravel does: the first error, then "(et N erreurs en plus)".
  */
-import { isRecord } from '../core/errors.js';
+import { isRecord } from '../internal/is-record.js';
 
 /** Field → messages, as in the body's `errors` member. */
 export type FieldErrors = Record<string, string[]>;

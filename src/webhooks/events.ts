@@ -10,7 +10,9 @@
  *
  * @module
  */
-import { formatIssues, isRecord, type ValidationIssue, WebhookVerificationError } from '../core/errors.js';
+import { type ValidationIssue, WebhookVerificationError } from '../core/errors.js';
+import { formatIssues } from '../internal/format-issues.js';
+import { isRecord } from '../internal/is-record.js';
 import { isExactId } from '../internal/json.js';
 import type { Payment } from '../schemas/payment.js';
 import type { Payout } from '../schemas/payout.js';

@@ -22,7 +22,8 @@ import {
   WebhookVerificationError,
 } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
-import { makeAPIError, parseRetryAfter } from '../../src/core/errors.js';
+import { makeAPIError } from '../../src/core/errors.js';
+import { parseRetryAfter } from '../../src/internal/retry-after.js';
 import { useMswServer } from '../helpers/msw.js';
 import { API_URL, caught, chargeParams, makeClient, sessionParams } from './support.js';
 

@@ -398,7 +398,7 @@ describe('the error mapper, fed arbitrary errors and bodies', () => {
   });
 });
 
-// Bugs the fuzzer found in src/ (fixed: errors.ts safeString, http.ts `instanceof HTTPError`), kept as regressions.
+// Bugs the fuzzer found in src/ (fixed: safeString, http.ts `instanceof HTTPError`), kept as regressions.
 describe('inputs that once escaped as bare TypeErrors', () => {
   const rejection = (fetchImpl: typeof fetch) =>
     new PaymentsClient({ apiKey: API_KEY, baseUrl: BASE, maxRetries: 0, fetch: fetchImpl }).payments
