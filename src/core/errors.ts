@@ -148,8 +148,8 @@ export class ResponseValidationError extends PaymentsError {
   /** The body as received. */
   readonly body: unknown;
 
-  constructor(issues: ValidationIssue[], body: unknown, what = 'response') {
-    super(`The ${what} from the payments service did not match the expected shape: ${formatIssues(issues)}`);
+  constructor(issues: ValidationIssue[], body: unknown, label = 'response') {
+    super(`The ${label} from the payments service did not match the expected shape: ${formatIssues(issues)}`);
     this.issues = issues;
     this.body = body;
   }
@@ -161,8 +161,8 @@ export class InvalidParamsError extends PaymentsError {
   /** Each bad field, with its path. */
   readonly issues: ValidationIssue[];
 
-  constructor(issues: ValidationIssue[], what = 'params') {
-    super(`Invalid ${what}: ${formatIssues(issues)}. Nothing was sent.`);
+  constructor(issues: ValidationIssue[], label = 'params') {
+    super(`Invalid ${label}: ${formatIssues(issues)}. Nothing was sent.`);
     this.issues = issues;
   }
 }

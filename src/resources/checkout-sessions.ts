@@ -2,6 +2,7 @@ import type { RequestOptions } from '../client.js';
 import { APIPromise, type WithResponse } from '../core/api-promise.js';
 import { type PagePromise, walkPages } from '../core/pagination.js';
 import { APIResource } from '../core/resource.js';
+import { DAY_MS } from '../internal/durations.js';
 import {
   type CheckoutSession,
   type CheckoutSessionCreateParams,
@@ -12,8 +13,6 @@ import {
 } from '../schemas/checkout-session.js';
 import type { Payment } from '../schemas/payment.js';
 
-const DAY_MS = 86_400_000;
-
 /** Hosted checkout sessions (service-api.md §4.4–§4.6). */
 export class CheckoutSessions extends APIResource {
   /** Creates a session: `POST /api/v1/checkout-sessions`. Redirect the customer to its `checkout_url`. */
@@ -21,14 +20,14 @@ export class CheckoutSessions extends APIResource {
     return this._client.create(
       '/checkout-sessions',
       params,
-      { params: CheckoutSessionCreateParamsSchema, result: CheckoutSessionSchema, what: 'checkoutSessions.create' },
+      { params: CheckoutSessionCreateParamsSchema, result: CheckoutSessionSchema, label: 'checkoutSessions.create' },
       options,
     );
   }
 
   /** Reads a session: `GET /api/v1/checkout-sessions/{reference}`. */
   retrieve(reference: string, options?: RequestOptions): APIPromise<CheckoutSession> {
-    return this._client.retrieve('/checkout-sessions', reference, { result: CheckoutSessionSchema, what: 'checkout session' }, options);
+    return this._client.retrieve('/checkout-sessions', reference, { result: CheckoutSessionSchema, label: 'checkout session' }, options);
   }
 
   /** Lists sessions, most recent first: `GET /api/v1/checkout-sessions`. */
@@ -36,7 +35,7 @@ export class CheckoutSessions extends APIResource {
     return this._client.list(
       '/checkout-sessions',
       params,
-      { params: CheckoutSessionListParamsSchema, item: CheckoutSessionSchema, what: 'checkout sessions' },
+      { params: CheckoutSessionListParamsSchema, item: CheckoutSessionSchema, label: 'checkout sessions' },
       options,
     );
   }

@@ -18,14 +18,14 @@ export class PaymentLinks extends APIResource {
     return this._client.create(
       '/payment-links',
       params,
-      { params: PaymentLinkCreateParamsSchema, result: PaymentLinkSchema, what: 'paymentLinks.create' },
+      { params: PaymentLinkCreateParamsSchema, result: PaymentLinkSchema, label: 'paymentLinks.create' },
       options,
     );
   }
 
   /** Reads a link: `GET /api/v1/payment-links/{id}`. */
   retrieve(id: string | number, options?: RequestOptions): APIPromise<PaymentLink> {
-    return this._client.retrieve('/payment-links', id, { result: PaymentLinkSchema, what: 'payment link' }, options);
+    return this._client.retrieve('/payment-links', id, { result: PaymentLinkSchema, label: 'payment link' }, options);
   }
 
   /** Lists links, most recent first: `GET /api/v1/payment-links`. Filters beyond the documented ones pass through. */
@@ -33,7 +33,7 @@ export class PaymentLinks extends APIResource {
     return this._client.list(
       '/payment-links',
       params,
-      { params: PaymentLinkListParamsSchema, item: PaymentLinkSchema, what: 'payment links' },
+      { params: PaymentLinkListParamsSchema, item: PaymentLinkSchema, label: 'payment links' },
       options,
     );
   }

@@ -24,7 +24,7 @@ export class Payouts {
     return this.#client.create(
       '/payouts',
       params,
-      { params: PayoutCreateParamsSchema, result: PayoutSchema, what: 'payouts.create' },
+      { params: PayoutCreateParamsSchema, result: PayoutSchema, label: 'payouts.create' },
       options,
     );
   }
@@ -34,7 +34,7 @@ export class Payouts {
    * integer; pass `payout.id` as it came (an id beyond 2^53 comes as a string of its digits).
    */
   retrieve(id: string | number, options?: RequestOptions): APIPromise<Payout> {
-    return this.#client.retrieve('/payouts', id, { result: PayoutSchema, what: 'payout' }, options);
+    return this.#client.retrieve('/payouts', id, { result: PayoutSchema, label: 'payout' }, options);
   }
 
   /**
@@ -43,6 +43,6 @@ export class Payouts {
    * `InvalidParamsError`.
    */
   list(params?: PayoutListParams, options?: RequestOptions): PagePromise<Payout> {
-    return this.#client.list('/payouts', params, { params: PayoutListParamsSchema, item: PayoutSchema, what: 'payouts' }, options);
+    return this.#client.list('/payouts', params, { params: PayoutListParamsSchema, item: PayoutSchema, label: 'payouts' }, options);
   }
 }

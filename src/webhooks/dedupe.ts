@@ -7,6 +7,7 @@
  * @module
  */
 import { PaymentsError } from '../core/errors.js';
+import { DAY_MS } from '../internal/durations.js';
 
 /**
  * Where the handlers remember which event ids were handled. The default is
@@ -36,7 +37,6 @@ export interface WebhookDedupeStore {
   isComplete?(id: string): Promise<boolean>;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * In-flight lease: three times the 10 s the service waits for an answer, and shorter than the one
  * minute between its attempts (service-api.md §6.4), so a retry after a crash always finds it gone.

@@ -142,7 +142,7 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
   if (!Number.isSafeInteger(dedupeTimeoutMs) || dedupeTimeoutMs < 1 || dedupeTimeoutMs > 60_000)
     throw new PaymentsError(`${where}: dedupeTimeoutMs must be an integer number of milliseconds from 1 to 60000.`);
   const report = options.onError ?? defaultOnError;
-  const tell = (error: unknown, info: WebhookErrorInfo) => {
+  const reportError = (error: unknown, info: WebhookErrorInfo) => {
     try {
       report(error, info);
     } catch {
@@ -158,11 +158,11 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
       | undefined;
   // A store call after onEvent that fails, throws synchronously or takes too long is reported, never
   // thrown: the answer is already decided by what onEvent did.
-  const quietly = async (what: string, call: () => Promise<void> | undefined, event: WebhookEvent, status: number) => {
+  const callStoreAfterAnswer = async (operation: string, call: () => Promise<void> | undefined, event: WebhookEvent, status: number) => {
     try {
-      await withinTime(what, Promise.resolve().then(call), dedupeTimeoutMs);
+      await withinTime(operation, Promise.resolve().then(call), dedupeTimeoutMs);
     } catch (error) {
-      tell(error, { status, event });
+      reportError(error, { status, event });
     }
   };
 
@@ -175,11 +175,11 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
       }
       if (!(body instanceof Uint8Array)) {
         if (body.status === 413) {
-          tell(new PaymentsError(`Webhook body larger than maxBodyBytes (${maxBodyBytes}).`), { status: 413 });
+          reportError(new PaymentsError(`Webhook body larger than maxBodyBytes (${maxBodyBytes}).`), { status: 413 });
           return answer(413, { error: `Payload too large (over ${maxBodyBytes} bytes).` });
         }
         const error = new WebhookVerificationError('invalid_payload', body.message);
-        tell(error, { status: 400, reason: error.reason });
+        reportError(error, { status: 400, reason: error.reason });
         return answer(400, { error: error.message, reason: error.reason });
       }
 
@@ -189,11 +189,11 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
         event = await verifyWebhook({ payload: body, headers: headers as Headers, secret: checkSecrets(secret, where) });
       } catch (error) {
         if (error instanceof WebhookVerificationError) {
-          tell(error, { status: 400, reason: error.reason });
+          reportError(error, { status: 400, reason: error.reason });
           return answer(400, { error: PUBLIC_REASON_MESSAGE[error.reason] ?? error.message, reason: error.reason });
         }
         // A configuration error (no secret): 500, so the service retries once it is fixed.
-        tell(error, { status: 500 });
+        reportError(error, { status: 500 });
         return answer(500, { error: 'Webhook endpoint misconfigured.' });
       }
 
@@ -217,7 +217,7 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
                 dedupeTimeoutMs,
               ))
             ) {
-              tell(new PaymentsError(`Webhook event ${id} is already being handled; answered 409 so the service retries later.`), {
+              reportError(new PaymentsError(`Webhook event ${id} is already being handled; answered 409 so the service retries later.`), {
                 status: 409,
                 event,
               });
@@ -228,7 +228,7 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
         } catch (error) {
           // A claim that lands after the answer would hold the id for a whole lease: given back.
           if (error instanceof DedupeTimeoutError) claim.then((won) => (won ? dedupe.release(id) : undefined)).catch(() => {});
-          tell(error, { status: 503, event });
+          reportError(error, { status: 503, event });
           return answer(503, { error: 'Deduplication store unavailable; retry later.' }, { 'retry-after': '60' });
         }
       }
@@ -236,12 +236,12 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
       try {
         await handler(event);
       } catch (error) {
-        if (dedupe) await quietly('release', () => dedupe.release(id), event, 500);
-        tell(error, { status: 500, event });
+        if (dedupe) await callStoreAfterAnswer('release', () => dedupe.release(id), event, 500);
+        reportError(error, { status: 500, event });
         // The merchant's error stays in the logs: its message may hold anything.
         return answer(500, { error: 'The webhook handler failed; the service will retry.' });
       }
-      if (dedupe?.complete) await quietly('complete', () => dedupe.complete?.(id), event, 200);
+      if (dedupe?.complete) await callStoreAfterAnswer('complete', () => dedupe.complete?.(id), event, 200);
       return answer(200, { received: true });
     },
   };
@@ -251,10 +251,10 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
 class DedupeTimeoutError extends PaymentsError {}
 
 /** `work`, or a {@link DedupeTimeoutError} once `ms` have passed (the timer never outlives the race). */
-function withinTime<T>(what: string, work: Promise<T>, ms: number): Promise<T> {
+function withinTime<T>(operation: string, work: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DedupeTimeoutError(`The dedupe store's ${what} did not answer within ${ms} ms.`)), ms);
+    timer = setTimeout(() => reject(new DedupeTimeoutError(`The dedupe store's ${operation} did not answer within ${ms} ms.`)), ms);
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
@@ -271,8 +271,8 @@ function defaultOnError(error: unknown, info: WebhookErrorInfo): void {
 }
 
 /** The message for a body that a framework already read or parsed. */
-export function consumedBodyMessage(what: string): string {
-  return `${what} ${RAW_BODY_HELP}`;
+export function consumedBodyMessage(problem: string): string {
+  return `${problem} ${RAW_BODY_HELP}`;
 }
 
 /**

@@ -236,12 +236,12 @@ function notRawBodyMessage(payload: unknown): string {
   if (payload === undefined || payload === null) return `No webhook payload was given (got ${String(payload)}). ${RAW_BODY_HELP}`;
   if (payload === '[object Object]')
     return `The webhook payload is the text "[object Object]": a parsed body was turned into a string. ${RAW_BODY_HELP}`;
-  const what = kind(payload);
+  const payloadKind = kind(payload);
   const parsed =
     typeof payload === 'object'
       ? ' It looks like a body already parsed as JSON; re-serialising it would not give the signed bytes back.'
       : '';
-  return `The webhook payload must be the raw body (string, Uint8Array/Buffer or ArrayBuffer), got ${what}.${parsed} ${RAW_BODY_HELP}`;
+  return `The webhook payload must be the raw body (string, Uint8Array/Buffer or ArrayBuffer), got ${payloadKind}.${parsed} ${RAW_BODY_HELP}`;
 }
 
 function malformedMessage(candidates: string[]): string {

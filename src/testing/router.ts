@@ -5,7 +5,7 @@
  */
 import { isRecord } from '../internal/is-record.js';
 import type { Engine, ListKind, Partition } from './engine.js';
-import { HttpAnswer } from './errors.js';
+import { HttpAnswer } from './mock-errors.js';
 
 const RESOURCES = new Set<string>(['payments', 'checkout-sessions', 'payouts', 'payment-links', 'wallets']);
 

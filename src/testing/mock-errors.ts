@@ -4,7 +4,7 @@
  * is internal: an HTTP answer the mock service gives instead of a resource.
  */
 import { PaymentsError, setName } from '../core/errors.js';
-import type { FieldErrors } from './validation.js';
+import type { FieldErrors } from './field-rules.js';
 
 /**
  * Thrown by the mock's actions (`settlePayment`, `paySession`, `payPaymentLink`…) when the move is

@@ -4,6 +4,7 @@
  * are French, §7), so the mock words its rules the way Laravel's French locale does and builds
  * `message` the way Laravel does: the first error, then "(et N erreurs en plus)".
  */
+import { isHttpUrl } from '../internal/http-url.js';
 import { isRecord } from '../internal/is-record.js';
 
 /** Field → messages, as in the body's `errors` member. */
@@ -78,15 +79,6 @@ function checkValue(field: string, value: unknown, rule: FieldRule): string | nu
       return isHttpUrl(value) ? null : `Le format de l'URL de ${field} n'est pas valide.`;
     default:
       return null;
-  }
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
   }
 }
 
