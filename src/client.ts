@@ -1,5 +1,5 @@
 /**
- * `PaymentsClient` (API.md "Client") and the three request shapes every resource is built from:
+ * `PaymentsClient` and the three request shapes every resource is built from:
  * {@link PaymentsClient.create}, {@link PaymentsClient.retrieve} and {@link PaymentsClient.list}.
  * All request behaviour (auth, headers, idempotency, validation, errors) lives here and in
  * `internal/http.ts`; resource methods are one call each (the two polling/walking helpers,
@@ -63,7 +63,7 @@ export interface ClientOptions {
   dangerouslyAllowBrowser?: boolean;
 }
 
-/** Per-call options: the optional last argument of every method (API.md "Resources"). */
+/** Per-call options: the optional last argument of every method. */
 export interface RequestOptions {
   /**
    * Key for a creation; default a fresh UUID v4. The same key is sent on every retry of the call.
@@ -190,7 +190,7 @@ export class PaymentsClient {
   ): APIPromise<T> {
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     const run = async (): Promise<WithResponse<T>> => {
-      // A bad key and bad params are named in one error: every bad field at once (API.md).
+      // A bad key and bad params are named in one error: every bad field at once.
       const body = checkParams(spec.params, params, `${spec.label} params`, idempotencyKeyIssues(idempotencyKey));
       const headers = this.#headers(options);
       headers.set('Idempotency-Key', idempotencyKey);
@@ -201,7 +201,7 @@ export class PaymentsClient {
         body,
         ...this.#attemptOptions(options),
       });
-      // 201 is a creation; 200 is the replay of an earlier one with the same key (service-api.md §5.2).
+      // 201 is a creation; 200 is the service replaying an earlier one with the same key.
       return {
         data: checkData(spec.result, received, `${spec.label} response`),
         response,
@@ -313,7 +313,7 @@ export class PaymentsClient {
   }
 }
 
-/** Serialises list params; `Date` values become their UTC `YYYY-MM-DD` (API.md "Resources"). */
+/** Serialises list params; `Date` values become their UTC `YYYY-MM-DD`. */
 export function toQueryString(params: Record<string, unknown>): string {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {

@@ -1,5 +1,5 @@
 /**
- * The error hierarchy of the SDK (API.md "Errors"). Every error the SDK throws is a
+ * The error hierarchy of the SDK. Every error the SDK throws is a
  * {@link PaymentsError}; every non-2xx answer is an {@link APIError} subclass picked by status.
  *
  * Errors never hold the API key or the request: the request headers carry `Authorization`, and a
@@ -25,7 +25,7 @@ export class PaymentsError extends Error {
   /**
    * The `Idempotency-Key` of the creation that failed, when the error comes from one of the four
    * creations. Retry the same operation later with `{ idempotencyKey }` and the service replays
-   * the original result instead of charging twice (service-api.md §5.2, kept 24 hours).
+   * the original result instead of charging twice (the service keeps a key 24 hours).
    */
   idempotencyKey?: string;
 
@@ -52,7 +52,7 @@ export class APIError extends PaymentsError {
   readonly body: unknown;
   /** The answer's headers. */
   readonly headers: Headers;
-  /** Field → messages, from the body's `errors` member when it has one (service-api.md §7, 422). */
+  /** Field → messages, from the body's `errors` member when it has one (a 422, say). */
   readonly errors?: Record<string, string[]>;
 
   constructor(init: APIErrorInit) {
@@ -75,21 +75,21 @@ setName(BadRequestError, 'BadRequestError');
 export class AuthenticationError extends APIError {}
 setName(AuthenticationError, 'AuthenticationError');
 
-/** 403: live key without approved KYC, suspended merchant, or payouts with a sandbox key (service-api.md §5). */
+/** 403: live key without approved KYC, suspended merchant, or payouts with a sandbox key. */
 export class PermissionDeniedError extends APIError {}
 setName(PermissionDeniedError, 'PermissionDeniedError');
 
-/** 404: unknown resource, or a resource of another merchant (service-api.md §5.5). */
+/** 404: unknown resource, or a resource of another merchant (the service answers both alike). */
 export class NotFoundError extends APIError {}
 setName(NotFoundError, 'NotFoundError');
 
-/** 409: the `Idempotency-Key` was already used with a different payload (service-api.md §5.2). Never retried. */
+/** 409: the `Idempotency-Key` was already used with a different payload. Never retried. */
 export class IdempotencyConflictError extends APIError {}
 setName(IdempotencyConflictError, 'IdempotencyConflictError');
 
 /** 422: invalid fields (see {@link APIError.errors}) or a refused charge (see {@link UnprocessableEntityError.failureReason}). */
 export class UnprocessableEntityError extends APIError {
-  /** The body's `failure_reason`, when a direct charge was refused (service-api.md §4.1). */
+  /** The body's `failure_reason`, when a direct charge was refused. */
   readonly failureReason?: string;
 
   constructor(init: APIErrorInit) {
@@ -203,7 +203,7 @@ export function makeAPIError(init: APIErrorInit): APIError {
   if (status === 429) return new RateLimitError(init);
   if (status >= 500) return new InternalServerError(init);
   if (status >= 300 && status < 400) {
-    // The SDK follows no redirect (service-api.md documents none for the API): say where it pointed.
+    // The SDK follows no redirect (the service's API answers none): say where it pointed.
     const location = init.headers.get('location');
     const target = location ? ` with a redirect to ${location}` : ' with a redirect';
     const message = `The payments service answered ${status}${target}, which the SDK does not follow (a POST would be replayed as a GET, or the key sent elsewhere). Check baseUrl: an http:// address in front of an HTTPS redirect, or a host that moved.`;

@@ -13,7 +13,7 @@ import {
 } from '../schemas/checkout-session.js';
 import type { Payment } from '../schemas/payment.js';
 
-/** Hosted checkout sessions (service-api.md §4.4–§4.6). */
+/** Hosted checkout sessions. */
 export class CheckoutSessions extends APIResource {
   /** Creates a session: `POST /api/v1/checkout-sessions`. Redirect the customer to its `checkout_url`. */
   create(params: CheckoutSessionCreateParams, options?: RequestOptions): APIPromise<CheckoutSession> {
@@ -42,7 +42,7 @@ export class CheckoutSessions extends APIResource {
 
   /**
    * The payment that settled a session, or `null`. The session carries no payment field: its payment
-   * is the one in `GET /api/v1/payments` whose `checkout_session` is `reference` (service-api.md §2.2).
+   * is the one in `GET /api/v1/payments` whose `checkout_session` is `reference`.
    * It reads the session first (`GET /api/v1/checkout-sessions/{reference}`, so an unknown reference
    * throws `NotFoundError`), then walks the payments from the session's creation date, so it reads
    * few pages.

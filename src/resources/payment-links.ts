@@ -11,7 +11,7 @@ import {
   PaymentLinkSchema,
 } from '../schemas/payment-link.js';
 
-/** Reusable payment links (service-api.md §4.8). Activation and deactivation are dashboard-only. */
+/** Reusable payment links. Activation and deactivation are dashboard-only. */
 export class PaymentLinks extends APIResource {
   /** Creates a link: `POST /api/v1/payment-links`. Leave `amount` out to let the customer choose. Share its `url` as it is. */
   create(params: PaymentLinkCreateParams, options?: RequestOptions): APIPromise<PaymentLink> {

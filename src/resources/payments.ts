@@ -24,16 +24,16 @@ export interface WaitForCompletionOptions {
   signal?: AbortSignal;
 }
 
-// A mobile-money payment stays pending until the customer confirms on their phone (service-api.md §3.1).
+// A mobile-money payment stays pending until the customer confirms on their phone.
 const UNSETTLED = new Set(['pending', 'processing']);
 const MAX_INTERVAL_MS = 15_000;
 
-/** Direct mobile-money charges and payment reads (service-api.md §4.1–§4.3). */
+/** Direct mobile-money charges and payment reads. */
 export class Payments extends APIResource {
   /**
    * Starts a direct mobile-money charge: `POST /api/v1/payments`. Answers `pending`; the customer
    * confirms on their phone. When `currency` differs from the country's, the service converts and
-   * the payment shows the amount charged in the operator's currency (service-api.md §4.1).
+   * the payment shows the amount charged in the operator's currency.
    */
   create(params: PaymentCreateParams, options?: RequestOptions): APIPromise<Payment> {
     return this._client.create(

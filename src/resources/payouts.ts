@@ -10,7 +10,7 @@ import {
   PayoutSchema,
 } from '../schemas/payout.js';
 
-/** Payouts: money sent out, after an approval step. Live keys with approved KYC only (service-api.md §4.7, §5.4). */
+/** Payouts: money sent out, after an approval step. Live keys of a merchant with approved KYC only. */
 export class Payouts {
   readonly #client: PaymentsClient;
 

@@ -3,7 +3,7 @@ import type { APIPromise } from '../core/api-promise.js';
 import { APIResource } from '../core/resource.js';
 import { type Wallet, WalletListSchema } from '../schemas/wallet.js';
 
-/** Wallet balances (service-api.md §4.9). */
+/** Wallet balances. */
 export class Wallets extends APIResource {
   /** Lists wallet balances: `GET /api/v1/wallets`. Not paginated. */
   list(options?: RequestOptions): APIPromise<Wallet[]> {

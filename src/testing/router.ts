@@ -53,7 +53,7 @@ async function route(engine: Engine, request: Request): Promise<Response> {
   return create(engine, partition, kind, request);
 }
 
-/** A creation, with `Idempotency-Key` handling (service-api.md §5.2): 201, then 200 replay or 409. */
+/** A creation, with `Idempotency-Key` handling: 201, then 200 for a replay of the same payload, or 409 for another payload. */
 async function create(engine: Engine, partition: Partition, kind: ListKind, request: Request): Promise<Response> {
   const text = await request.text();
   let input: unknown;

@@ -1,6 +1,6 @@
 /**
- * Deduplication of webhook deliveries on the event `id` (service-api.md §6.4: "an event may be
- * delivered more than once; receivers deduplicate on `id`"). The handlers of this entry claim an id
+ * Deduplication of webhook deliveries on the event `id`: the service may deliver an event more than
+ * once, and receivers deduplicate on `id`. The handlers of this entry claim an id
  * before calling `onEvent`, complete it once `onEvent` resolved, and release it when it threw so
  * the service's retry is processed.
  *
@@ -39,7 +39,7 @@ export interface WebhookDedupeStore {
 
 /**
  * In-flight lease: three times the 10 s the service waits for an answer, and shorter than the one
- * minute between its attempts (service-api.md §6.4), so a retry after a crash always finds it gone.
+ * minute between its attempts, so a retry after a crash always finds it gone.
  */
 const LEASE_MS = 30_000;
 

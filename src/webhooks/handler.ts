@@ -1,5 +1,5 @@
 /**
- * Ready-made webhook endpoints (API.md "Webhooks"; service-api.md §6.2, §6.4): verify, deduplicate
+ * Ready-made webhook endpoints: verify, deduplicate
  * on `id`, dispatch, and answer with the status the service acts on. {@link webhookHandler} is the
  * fetch-style one; `expressWebhook` (./express.ts) wraps the same core for Express and `node:http`.
  *
@@ -20,7 +20,7 @@ import { checkSecrets, RAW_BODY_HELP, verifyWebhook } from './verify.js';
 
 /**
  * Handlers by event type. Each gets its event typed. `'payout.*'` receives every payout event
- * without a handler of its own (the payout type names are not documented yet, service-api.md §6.3).
+ * without a handler of its own (the service does not list its payout event types).
  */
 export type WebhookEventHandlers = {
   [T in PaymentEventType]?: (event: PaymentWebhookEvent<T>) => unknown;
@@ -51,8 +51,8 @@ export interface WebhookHandlerOptions {
   secret?: string | readonly string[];
   /**
    * Called once per event (per `id`). Resolve when the event is durably handled: the answer is then
-   * 200. Throw (or reject) to answer 500 and have the service deliver it again (up to 5 attempts,
-   * service-api.md §6.4). The service waits 10 s for the answer: hand long work to a queue.
+   * 200. Throw (or reject) to answer 500 and have the service deliver it again (up to 5 attempts
+   * in all). The service waits 10 s for the answer: hand long work to a queue.
    * Receives every event without a handler in `on`, including types the SDK does not know yet.
    */
   onEvent?: (event: WebhookEvent) => unknown;
@@ -169,7 +169,7 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
   return {
     maxBodyBytes,
     async handle(method, body, headers) {
-      // §6.2: deliveries are POSTs. Anything else is not the service.
+      // The service delivers with POST. Anything else is not the service.
       if ((method ?? '').toUpperCase() !== 'POST') {
         return answer(405, { error: 'Method not allowed: webhook deliveries are POST requests.' }, { allow: 'POST' });
       }
@@ -207,7 +207,7 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
         try {
           if (!(await withinTime('claim', claim, dedupeTimeoutMs))) {
             // In flight elsewhere (not yet complete): 409 keeps the service retrying, in case that
-            // attempt fails; a 200 would count the event delivered (§6.4).
+            // attempt fails; a 200 would count the event delivered.
             const isComplete = dedupe.isComplete;
             if (
               isComplete &&
@@ -288,7 +288,7 @@ export function consumedBodyMessage(problem: string): string {
  * ```
  * Answers 200 once the handler resolved (or for an `id` already handled: the handler is not called
  * again), 400 `{ error, reason }` for a delivery that fails verification, 500 when the handler threw
- * (the service retries, service-api.md §6.4), 503 when the dedupe store failed or did not answer
+ * (the service retries), 503 when the dedupe store failed or did not answer
  * within `dedupeTimeoutMs`, 405 for a method other than POST, 413 beyond `maxBodyBytes`. Pass the request untouched: the signature covers the raw body.
  */
 export function webhookHandler(options: WebhookHandlerOptions): (request: Request) => Promise<Response> {
