@@ -3,15 +3,18 @@ import { defineConfig } from 'tsup';
 // One build for the three public entries (API.md "Package"): ESM + CommonJS + .d.ts/.d.cts each,
 // matching package.json `exports` (checked by `npm run check:package`: publint + attw on the tarball).
 // `payments-sdk/webhooks` must not pull in the HTTP client, so chunks are split per entry and nothing
-// under src/webhooks imports src/core/client (checked by `npm run size` on the built files).
+// under src/webhooks imports src/client.ts (checked by `npm run size` on the built files).
 export default defineConfig({
   entry: {
     index: 'src/index.ts',
     webhooks: 'src/webhooks/index.ts',
     testing: 'src/testing/index.ts',
+    schemas: 'src/schemas/index.ts',
   },
   format: ['esm', 'cjs'],
-  dts: true,
+  // `stripInternal`: members marked `@internal` (the client's request methods the resources call,
+  // constructors merchants do not call) stay out of the published types.
+  dts: { compilerOptions: { stripInternal: true } },
   clean: true,
   // Maps (with sources inlined) so a merchant's stack trace points at readable SDK code.
   sourcemap: true,

@@ -142,14 +142,16 @@ if (process.env.PROFILE_CHILD === '1') {
   } else if (mode === 'ky-pages') {
     // The same walk by hand, as bench/run.ts's ky loop: ky, the SDK's envelope schema, links.next followed.
     const { default: ky } = await import('ky');
-    const { listEnvelope, PaymentSchema } = await import('payments-sdk');
+    const { listEnvelope, PaymentSchema } = await import('payments-sdk/schemas');
     const api = ky.create({ headers, timeout: 30_000, retry: { limit: 2, methods: ['get', 'post'] } });
     const envelope = listEnvelope(PaymentSchema);
     one = async () => {
       let items = 0;
       let next: string | null = `${origin}/api/v1/payments?per_page=100`;
       while (next) {
-        const page: import('payments-sdk').ListEnvelope<import('payments-sdk').Payment> = await api.get(next).json(envelope);
+        const page: import('payments-sdk/schemas').ListEnvelope<import('payments-sdk/schemas').Payment> = await api
+          .get(next)
+          .json(envelope);
         items += page.data.length;
         next = page.links.next;
       }

@@ -20,7 +20,8 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import ky from 'ky';
 import OpenAI from 'openai';
-import { type ListEnvelope, listEnvelope, type Payment, PaymentSchema, PaymentsClient } from 'payments-sdk';
+import { PaymentsClient } from 'payments-sdk';
+import { type ListEnvelope, listEnvelope, type Payment, PaymentSchema } from 'payments-sdk/schemas';
 import { signWebhookPayload, verifyWebhook } from 'payments-sdk/webhooks';
 import { max, median, min } from 'simple-statistics';
 import Stripe from 'stripe';
@@ -265,7 +266,7 @@ function benchCold(origin: string) {
     'raw fetch': script('', `fetch('${origin}/api/v1/payments/${UUID}').then((r) => r.json())`),
     'ky + zod/mini (floor)': script(
       // The SDK's own Payment schema, so that both validate the same shape.
-      "import ky from 'ky'; import * as z from 'zod/mini'; import { PaymentSchema } from 'payments-sdk';",
+      "import ky from 'ky'; import * as z from 'zod/mini'; import { PaymentSchema } from 'payments-sdk/schemas';",
       `ky.get('${origin}/api/v1/payments/${UUID}', { timeout: 30000, retry: { limit: 2 } }).json(z.object({ data: PaymentSchema }))`,
     ),
     'payments-sdk': script(

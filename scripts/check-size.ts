@@ -67,6 +67,13 @@ const cases: Case[] = [
     clientFree: true,
   },
   {
+    // Validating a stored payload: one schema and zod/mini, without the client.
+    label: "{ PaymentSchema } from 'payments-sdk/schemas'",
+    code: "export { PaymentSchema } from 'payments-sdk/schemas';",
+    budget: 15_000,
+    platform: 'browser',
+  },
+  {
     // The testing kit runs in the merchant's test process (Node), may use `node:` modules, and msw is
     // an optional peer the merchant installs themselves: reported, not budgeted.
     label: "* from 'payments-sdk/testing'",

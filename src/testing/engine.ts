@@ -4,15 +4,16 @@
  * Every rule cites the section of service-api.md it models.
  */
 
-import { isRecord } from '../core/errors.js';
 import { modeOfKey } from '../internal/config.js';
+import { isRecord } from '../internal/is-record.js';
 import { currencyExponent } from '../money.js';
 import { CHECKOUT_SESSION_STATUSES, type CheckoutSession } from '../schemas/checkout-session.js';
 import { PAYMENT_STATUSES, type Payment } from '../schemas/payment.js';
 import type { PaymentLink } from '../schemas/payment-link.js';
 import type { Payout } from '../schemas/payout.js';
-import { HttpAnswer, MockServiceError } from './errors.js';
+import { addError, type FieldErrors, isEmpty, isGiven, mergeErrors, validateFields, validationBody } from './field-rules.js';
 import { isoWithOffset, randomHex, slug, ulid, utcDate, uuid } from './ids.js';
+import { HttpAnswer, MockServiceError } from './mock-errors.js';
 import {
   DEFAULT_COUNTRIES,
   DEFAULT_FEES,
@@ -27,7 +28,6 @@ import {
   type MockSeed,
   type MockServiceOptions,
 } from './options.js';
-import { addError, type FieldErrors, isEmpty, isGiven, mergeErrors, validateFields, validationBody } from './validation.js';
 
 /** A key's mode. */
 export type KeyMode = 'live' | 'sandbox';
@@ -195,6 +195,11 @@ function toMs(value: Date | number | string, what: string): number {
 /** The whole model. One instance per `createMockService()`. */
 export class Engine {
   readonly baseUrl: string;
+  /**
+   * Origin of the hosted pages (`checkout_url`): the base URL, or the origin of a running
+   * `mock.listen()` server, so the address a test opens reaches the mock.
+   */
+  hostedOrigin: string;
   readonly webhookSecret: string;
   readonly keys: readonly MockKeyInfo[];
   readonly #keyIndex = new Map<string, { merchant: MerchantState; mode: KeyMode }>();
@@ -210,6 +215,7 @@ export class Engine {
 
   constructor(baseUrl: string, options: MockServiceOptions) {
     this.baseUrl = baseUrl;
+    this.hostedOrigin = baseUrl;
     this.#options = options;
     this.#clock = new Clock(options.now);
     this.webhookSecret = options.webhookSecret ?? `whsec_mock_${randomHex(24)}`;
@@ -607,7 +613,7 @@ export class Engine {
       ...fields,
       reference,
       status: fields.status ?? 'created',
-      checkout_url: fields.checkout_url ?? `${this.baseUrl}/checkout/${encodeURIComponent(reference)}`,
+      checkout_url: fields.checkout_url ?? `${this.hostedOrigin}/checkout/${encodeURIComponent(reference)}`,
       expires_at: fields.expires_at ?? isoWithOffset(createdMs + this.#sessionTtl),
       created_at: isoWithOffset(createdMs),
     } as CheckoutSession;

@@ -6,9 +6,11 @@
 import { HttpResponse, http } from 'msw';
 import { InvalidParamsError } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
-import { checkoutSession, payment } from '../helpers/fixtures.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_URL, chargeParams, checkoutSession, payment, sessionParams } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, chargeParams, jsonOf, makeClient, sessionParams, useRequestLog } from '../resources/support.js';
+import { jsonOf, useRequestLog } from '../helpers/request-log.js';
 
 const server = useMswServer();
 const log = useRequestLog(server);
@@ -82,6 +84,11 @@ describe('payments.create params (§4.1)', () => {
 
   it.each(['xof', 'XO', 'XOFF', 'F CFA', 'X0F'])('currency: refuses %j (ISO 4217, 3 capital letters)', async (currency) => {
     expect(Object.keys(await issuesOf(charge({ currency })))).toEqual(['currency']);
+  });
+
+  it.each(['CFA', 'XYZ', 'XXX'])('currency: refuses %j, well formed but not an ISO 4217 currency, before sending', async (currency) => {
+    expect(await issuesOf(charge({ currency }))).toEqual({ currency: expect.stringContaining('must be an ISO 4217 currency code') });
+    expect(await issuesOf(session({ currency }))).toEqual({ currency: expect.stringContaining('must be an ISO 4217 currency code') });
   });
 
   it.each(['SN', 'sen', 'SENE', 'S3N'])('country: refuses %j (ISO 3166-1 alpha-3)', async (country) => {
