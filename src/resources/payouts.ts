@@ -1,3 +1,4 @@
+import { type BulkRows, type CreateManyOptions, PayoutBatch } from '../bulk/batch.js';
 import type { APIPromise } from '../core/api-promise.js';
 import type { PaymentsClient, RequestOptions } from '../core/client.js';
 import type { PagePromise } from '../core/pagination.js';
@@ -27,6 +28,30 @@ export class Payouts {
       { params: PayoutCreateParamsSchema, result: PayoutSchema, what: 'payouts.create' },
       options,
     );
+  }
+
+  /**
+   * Creates many payouts, never paying one twice: every row is checked first, each row's
+   * Idempotency-Key derives from `batchId` and the row's key, a journal records each send and its
+   * outcome (a rerun skips rows already done and resends, with the same key, those without a known
+   * outcome), and concurrency adapts to 429 / 503. Iterate the batch for one result per row, or
+   * await `batch.summary()`. See docs/bulk-payouts.md.
+   *
+   * ```ts
+   * const batch = client.payouts.createMany(rows, { batchId: 'payroll-2026-11', key: (row) => row.reference, journal: fileJournal('payroll.journal') });
+   * for await (const r of batch) if (r.status === 'failed') console.error(r.key, r.error?.message);
+   * ```
+   */
+  createMany<R extends PayoutCreateParams>(rows: BulkRows<R>, options: CreateManyOptions<R>): PayoutBatch<R> {
+    return new PayoutBatch(rows, options, {
+      maxRetries: this.#client.maxRetries,
+      // The client's own creation path (validation, headers, error mapping, `replayed`), one attempt
+      // per call: the batch retries itself, with the same key, so that it sees every 429 and 503.
+      send: async (row, idempotencyKey) => {
+        const { data, replayed } = await this.create(row, { idempotencyKey, maxRetries: 0 }).withResponse();
+        return { data, replayed };
+      },
+    });
   }
 
   /** Reads a payout: `GET /api/v1/payouts/{id}`. */
