@@ -50,7 +50,9 @@ const cases: Case[] = [
     // Issue 6: ≤ 25 KB. zod/mini ≈ 7.4 KB and the SDK the rest; no HTTP library since 0.1.0
     // (src/internal/http.ts says why). The webhook verifier behind client.webhooks.verify is loaded
     // lazily, but a single-file bundle such as this one inlines it, so it is counted.
-    budget: 25_000,
+    // 26.5 KB since payouts.createMany: its runner (journal, derived keys, adaptive concurrency,
+    // about 3.2 KB) is reached from the client's `payouts` and so counted in every client bundle.
+    budget: 26_500,
     platform: 'browser',
     clientFree: false,
   },
