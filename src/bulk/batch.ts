@@ -318,6 +318,8 @@ export class PayoutBatch<R extends PayoutCreateParams = PayoutCreateParams> impl
         sentBefore: now - windowMs,
       });
       const record = claim.record;
+      // The key the row was first sent with, as journaled, wins: a rerun must resend exactly it.
+      item.idempotencyKey = record?.idempotencyKey ?? item.idempotencyKey;
       if (claim.state === 'claimed') return send(item);
       if (claim.state === 'busy') {
         // Another process holds the row: look again once it may have finished or its lease expired.

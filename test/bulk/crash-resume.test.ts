@@ -15,13 +15,15 @@ import { bundleChild, runChild } from './processes.js';
 import { allPayouts, countByRow, liveClient, payoutMock } from './support.js';
 
 const ROWS = 2000;
-const KILL_AFTER = 700;
+/** The first runner is killed while the service's answer to this POST is on its way back. */
+const KILL_AT = 700;
 
 let child: { file: string; cleanup(): Promise<void> };
 let dir = '';
 let server: MockHttpServer;
 let proxy: FaultProxy;
 const mock = payoutMock();
+let kill: () => Promise<void> = async () => {};
 
 beforeAll(async () => {
   child = await bundleChild();
@@ -31,6 +33,9 @@ beforeAll(async () => {
     seed: 20261124,
     mix: { 'reset-before': 0.08, 'reset-after': 0.08, 'created-502': 0.05, '503': 0.035, '429': 0.035, timeout: 0.02 },
     holdMs: 400,
+    afterForward: async (n) => {
+      if (n === KILL_AT) await kill();
+    },
   });
 });
 
@@ -53,9 +58,12 @@ describe('crash and resume', () => {
       BULK_TIMEOUT_MS: '200',
       BULK_CONCURRENCY: '8',
     };
-    const first = runChild(child.file, { ...env, BULK_RUNNER: 'first' }, (run) => {
-      if (run.lines === KILL_AFTER) run.child.kill('SIGKILL');
-    });
+    const first = runChild(child.file, { ...env, BULK_RUNNER: 'first' });
+    // SIGKILL mid-exchange: the payouts in flight exist in the service, their answers never arrive.
+    kill = async () => {
+      first.child.kill('SIGKILL');
+      await first.exited;
+    };
     const firstEnd = await first.exited;
     expect(firstEnd.signal, first.stderr).toBe('SIGKILL');
     expect(first.summary).toBeUndefined();

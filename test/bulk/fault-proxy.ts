@@ -38,12 +38,22 @@ export interface FaultProxy {
 
 const HTML_502 = '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center></body></html>';
 
-export async function startFaultProxy(target: string, options: { seed: number; mix: FaultMix; holdMs: number }): Promise<FaultProxy> {
+export async function startFaultProxy(
+  target: string,
+  options: {
+    seed: number;
+    mix: FaultMix;
+    holdMs: number;
+    /** Called with the count of POSTs the service answered, before the answer goes back (a test can kill the client there). */
+    afterForward?: (count: number) => Promise<void> | void;
+  },
+): Promise<FaultProxy> {
   const random = mulberry32(options.seed);
   const counts: FaultProxy['counts'] = { 'reset-before': 0, 'reset-after': 0, '503': 0, 'created-502': 0, '429': 0, timeout: 0, none: 0 };
   const senders = new Map<string, Set<string>>();
   const upstream = new URL(target);
   const timers = new Set<NodeJS.Timeout>();
+  let forwarded = 0;
 
   const draw = (): ProxyFault | 'none' => {
     let x = random();
@@ -89,6 +99,7 @@ export async function startFaultProxy(target: string, options: { seed: number; m
     if (fault === '429')
       return void res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '0' }).end('{"message":"Trop de requêtes."}');
     const answer = await forward(req, body);
+    await options.afterForward?.(++forwarded);
     if (fault === 'reset-after') return void req.socket.destroy();
     if (fault === 'created-502') return void res.writeHead(502, { 'content-type': 'text/html' }).end(HTML_502);
     if (fault === 'timeout') {
