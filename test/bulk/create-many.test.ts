@@ -77,6 +77,25 @@ describe('derived Idempotency-Keys', () => {
 });
 
 describe('runs and reruns', () => {
+  it('resends a row with the key its journal recorded (a key from an earlier derivation stays the key)', async () => {
+    const mock = payoutMock();
+    const journal = memoryJournal();
+    await journal.claim({
+      batchId: 'legacy',
+      rowKey: '0',
+      idempotencyKey: 'legacy-key-0',
+      index: 0,
+      owner: 'old',
+      now: Date.now(),
+      leaseMs: 1,
+      sentBefore: 0,
+    });
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const [result] = await collect(liveClient(mock).payouts.createMany(rows(1), { batchId: 'legacy', journal }));
+    expect(result).toMatchObject({ status: 'created', idempotencyKey: 'legacy-key-0' });
+    expect(posts(mock).map((p) => p.idempotencyKey)).toEqual(['legacy-key-0']);
+  });
+
   it('creates every row once, debits the wallet, and a rerun on the same journal skips every row without sending', async () => {
     const mock = payoutMock();
     const client = liveClient(mock);
