@@ -152,6 +152,8 @@ interface Item<R> {
   retries: number;
   throttles: number;
   notBefore: number;
+  /** The pacing epoch when the send was let through (see AdaptiveConcurrency.throttled). */
+  epoch?: number;
   lastError?: PaymentsError;
   /** Set when the row is bad (with `skipInvalid`): it is reported, never sent. */
   invalid?: InvalidParamsError;
@@ -266,7 +268,7 @@ export class PayoutBatch<R extends PayoutCreateParams = PayoutCreateParams> impl
     };
 
     const send = async (item: Item<R>) => {
-      const epoch = limiter.epoch;
+      const epoch = item.epoch ?? limiter.epoch;
       item.attempts += 1;
       const renewal =
         journal.renew && setInterval(() => journal.renew?.(batchId, item.key, owner, leaseMs, clock()).catch(() => {}), leaseMs / 3);
@@ -337,6 +339,7 @@ export class PayoutBatch<R extends PayoutCreateParams = PayoutCreateParams> impl
     };
 
     const launch = (item: Item<R>) => {
+      item.epoch = limiter.epoch;
       progress.inFlight = ++inFlight;
       processRow(item)
         // A journal that cannot be written (or a bug) stops the batch: without it, nothing is safe.
@@ -353,8 +356,8 @@ export class PayoutBatch<R extends PayoutCreateParams = PayoutCreateParams> impl
       let sourceDone = false;
       while (!stopped()) {
         const now = Date.now();
-        if (inFlight >= limiter.current || ready.length >= MAX_READY || limiter.pausedUntil > now) {
-          await waitChange(limiter.pausedUntil > now ? limiter.pausedUntil - now : undefined);
+        if (inFlight >= limiter.current || ready.length >= MAX_READY) {
+          await waitChange();
           continue;
         }
         const due = deferred.findIndex((d) => d.notBefore <= now);
@@ -365,8 +368,15 @@ export class PayoutBatch<R extends PayoutCreateParams = PayoutCreateParams> impl
           item = next.value;
         }
         if (item?.invalid) emit(item, 'failed', { error: item.invalid });
-        else if (item) launch(item);
-        else if (sourceDone && inFlight === 0 && deferred.length === 0) break;
+        else if (item) {
+          // Paused (Retry-After) or paced: the row waits at the head of the queue.
+          for (let ms = limiter.wait(); ms > 0 && !stopped(); ms = limiter.wait()) await waitChange(ms);
+          if (stopped()) {
+            deferred.unshift(item);
+            break;
+          }
+          launch(item);
+        } else if (sourceDone && inFlight === 0 && deferred.length === 0) break;
         else await waitChange(deferred.length > 0 ? Math.min(...deferred.map((d) => d.notBefore)) - now : undefined);
       }
       while (inFlight > 0) await waitChange();

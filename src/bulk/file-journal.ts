@@ -1,7 +1,9 @@
 /**
  * `fileJournal(path)`: the journal of a bulk payout as an append-only file of JSON lines, one line
  * per claim, outcome or release. Each claim is on disk (`fsync`) before its payout is sent; claims
- * made together share one `fsync` (group commit), which keeps the cost per row small.
+ * made together share one `fsync` (group commit), which keeps the cost per row small. Outcome lines
+ * are written in order but not waited for: one lost in a crash leaves its row "sent, outcome
+ * unknown", resent with the same key and replayed by the service.
  *
  * Read back after a crash (even `SIGKILL` in the middle of a write), a torn last line is dropped:
  * it can only be a line whose write had not completed, so its send had not started.
@@ -53,6 +55,9 @@ export function fileJournal(path: string): BulkJournal {
   // Group commit: lines queued while a write is in progress go out together, with one fsync.
   let queue: string[] = [];
   let waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
+  // Whether the queued lines hold a claim: only a claim must be on disk before its send. An outcome
+  // line that a crash loses leaves the row "sent, outcome unknown": resent with the same key, replayed.
+  let mustSync = false;
   let writing = false;
   let failed: unknown;
 
@@ -87,11 +92,13 @@ export function fileJournal(path: string): BulkJournal {
     while (queue.length > 0 && handle) {
       const lines = queue;
       const done = waiters;
+      const sync = mustSync;
       queue = [];
       waiters = [];
+      mustSync = false;
       try {
         await handle.write(lines.join(''));
-        await handle.sync();
+        if (sync) await handle.sync();
         for (const w of done) w.resolve();
       } catch (error) {
         failed = error;
@@ -105,7 +112,10 @@ export function fileJournal(path: string): BulkJournal {
     await open();
     if (failed) throw failed;
     const promise = new Promise<void>((resolve, reject) => waiters.push({ resolve, reject }));
+    // An outcome's write is not waited for (its failure stops the next claim): only claims must be on disk first.
+    promise.catch(() => {});
     queue.push(`${JSON.stringify(line)}\n`);
+    if (line.op === 'claim') mustSync = true;
     if (!writing) void flush();
     return promise;
   };
@@ -129,16 +139,19 @@ export function fileJournal(path: string): BulkJournal {
     },
     async settle(batchId, rowKey, _owner, outcome) {
       state.settle(batchId, rowKey, outcome);
-      await append({ op: 'settle', batch: batchId, key: rowKey, outcome });
+      void append({ op: 'settle', batch: batchId, key: rowKey, outcome }).catch(() => {});
     },
     async release(batchId, rowKey, owner, error) {
       state.release(batchId, rowKey, owner, error);
-      await append(error ? { op: 'release', batch: batchId, key: rowKey, error } : { op: 'release', batch: batchId, key: rowKey });
+      void append(error ? { op: 'release', batch: batchId, key: rowKey, error } : { op: 'release', batch: batchId, key: rowKey }).catch(
+        () => {},
+      );
     },
     async close() {
       if (!opening) return;
       await opening;
       while (writing || queue.length > 0) await new Promise((resolve) => setTimeout(resolve, 1));
+      await handle?.sync();
       await handle?.close();
       handle = undefined;
       opening = undefined;

@@ -328,6 +328,25 @@ describe('adaptive concurrency', () => {
     expect(limit.current).toBe(1);
   });
 
+  it('after a throttle that names a wait (a rate limit), paces sends at 95 % of what succeeded over that wait, and raises the pace 1 % a second', () => {
+    const limit = new AdaptiveConcurrency(16);
+    // 200 successes within the last second, then a 429 with Retry-After: 1.
+    for (let i = 0; i < 200; i++) limit.succeeded(10_001 + i * 5);
+    expect(limit.wait(11_000)).toBe(0);
+    limit.throttled(limit.epoch, 1000, 11_000);
+    expect(limit.rate).toBeCloseTo(190, 5);
+    expect(limit.wait(11_500)).toBe(500);
+    expect(limit.wait(12_000)).toBe(0);
+    expect(limit.wait(12_000)).toBeCloseTo(1000 / 190, 5);
+    limit.succeeded(13_500);
+    expect(limit.rate).toBeCloseTo(191.9, 5);
+    // A throttle without a wait (Retry-After: 0, or a 503 without it) halves concurrency only.
+    const other = new AdaptiveConcurrency(16);
+    other.throttled(other.epoch, 0, 0);
+    expect(other.rate).toBe(Number.POSITIVE_INFINITY);
+    expect(other.current).toBe(8);
+  });
+
   it('against a rate-limited mock: concurrency drops on 429, Retry-After is honoured, every row is created once', async () => {
     const mock = payoutMock({ rateLimit: { requests: 15, perMs: 1000 } });
     const sent: Array<{ at: number; status: number }> = [];
