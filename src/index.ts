@@ -9,6 +9,7 @@
  * @packageDocumentation
  */
 export {
+  type BulkCounts,
   type BulkInvalidRow,
   type BulkProgress,
   type BulkResult,

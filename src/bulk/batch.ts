@@ -55,18 +55,22 @@ export interface BulkResult<R = PayoutCreateParams> {
   record?: BulkJournalRecord;
 }
 
-/** Counts of a run, given to `onProgress` after each result. */
-export interface BulkProgress {
-  /** Rows in the batch, when known before sending (arrays, buffered or replayable sources). */
-  total?: number;
-  /** Rows with a result so far. */
-  done: number;
+/** Rows by status. */
+export interface BulkCounts {
   created: number;
   replayed: number;
   skipped: number;
   failed: number;
   conflict: number;
   needs_reconciliation: number;
+}
+
+/** Counts of a run, given to `onProgress` after each result. */
+export interface BulkProgress extends BulkCounts {
+  /** Rows in the batch, when known before sending (arrays, buffered or replayable sources). */
+  total?: number;
+  /** Rows with a result so far. */
+  done: number;
   /** Sends in flight now. */
   inFlight: number;
   /** Sends allowed in flight now (adapts to 429 / 503). */
@@ -74,15 +78,9 @@ export interface BulkProgress {
 }
 
 /** What `batch.summary()` resolves to: counts by status. */
-export interface BulkSummary {
+export interface BulkSummary extends BulkCounts {
   /** Rows with a result. */
   total: number;
-  created: number;
-  replayed: number;
-  skipped: number;
-  failed: number;
-  conflict: number;
-  needs_reconciliation: number;
   /** `true` when the `signal` stopped the run before every row had a result. */
   aborted: boolean;
 }

@@ -98,7 +98,8 @@ export function fileJournal(path: string): BulkJournal {
       mustSync = false;
       try {
         await handle.write(lines.join(''));
-        if (sync) await handle.sync();
+        // fdatasync: the data and the size of the file (what reading it back needs), not its times.
+        if (sync) await handle.datasync();
         for (const w of done) w.resolve();
       } catch (error) {
         failed = error;

@@ -104,16 +104,10 @@ interface HeldRecord extends BulkJournalRecord {
 
 /**
  * The claim logic of the in-process journals (memory and file): one map of records, leases kept
- * in memory, so that several runners in one process can share a journal. `onChange` sees every
- * change, for persistence.
+ * in memory, so that several runners in one process can share a journal.
  */
 export class JournalState {
   readonly #rows = new Map<string, HeldRecord>();
-
-  /** Number of rows known. */
-  get size(): number {
-    return this.#rows.size;
-  }
 
   /** Applies a claim; returns the answer and whether the record changed. */
   claim(r: BulkClaimRequest): { answer: BulkClaim; changed?: HeldRecord } {

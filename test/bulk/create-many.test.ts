@@ -249,26 +249,30 @@ describe('conflicts', () => {
   });
 });
 
+/** A client on the mock whose POSTs number `lost` (from 0) are processed by the service, then their answers lost. */
+function losingAnswers(mock: ReturnType<typeof payoutMock>, lost: number[]): PaymentsClient {
+  let n = 0;
+  return new PaymentsClient({
+    apiKey: mock.liveApiKey as string,
+    baseUrl: mock.baseUrl,
+    maxRetries: 0,
+    fetch: async (input, init) => {
+      const response = await mock.fetch(input, init);
+      if (lost.includes(n++))
+        throw new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) });
+      return response;
+    },
+  });
+}
+
 describe('the 24-hour window of the service', () => {
   it('rows sent without a known outcome are resent with the same key within the window (replayed), and never past it', async () => {
     const journal = memoryJournal();
     const mock = payoutMock({ now: '2026-11-20T08:00:00Z' });
     const client = liveClient(mock, { maxRetries: 0 });
     const clock = () => mock.now().getTime();
-    let n = 0;
-    const faulty = new PaymentsClient({
-      apiKey: mock.liveApiKey as string,
-      baseUrl: mock.baseUrl,
-      maxRetries: 0,
-      // Rows 1 and 3 reach the service, which creates them, and their answers are lost.
-      fetch: async (input, init) => {
-        const response = await mock.fetch(input, init);
-        const i = n++;
-        if (i === 1 || i === 3)
-          throw new TypeError('fetch failed', { cause: Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }) });
-        return response;
-      },
-    });
+    // Rows 1 and 3 reach the service, which creates them, and their answers are lost.
+    const faulty = losingAnswers(mock, [1, 3]);
     const first = await collect(faulty.payouts.createMany(rows(5), { batchId: 'window', journal, concurrency: 1, clock }));
     expect(statuses(first)).toEqual(['created', 'failed', 'created', 'failed', 'created']);
     expect(first[1]?.error).toBeInstanceOf(APIConnectionError);
@@ -291,17 +295,7 @@ describe('the 24-hour window of the service', () => {
     const journal = memoryJournal();
     const mock = payoutMock({ now: '2026-11-20T08:00:00Z' });
     const clock = () => mock.now().getTime();
-    let n = 0;
-    const faulty = new PaymentsClient({
-      apiKey: mock.liveApiKey as string,
-      baseUrl: mock.baseUrl,
-      maxRetries: 0,
-      fetch: async (input, init) => {
-        const response = await mock.fetch(input, init);
-        if (n++ === 2) throw new TypeError('fetch failed');
-        return response;
-      },
-    });
+    const faulty = losingAnswers(mock, [2]);
     await faulty.payouts.createMany(rows(4), { batchId: 'window', journal, concurrency: 1, clock }).summary();
     mock.advance(22 * HOUR);
     const client = liveClient(mock);

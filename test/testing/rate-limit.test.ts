@@ -3,7 +3,11 @@ import { MockServiceError } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';
 import { raw, setup } from './helpers.js';
 
-const PAYOUT = { amount: 3000, currency: 'XOF', destination: { type: 'mobile_money', country: 'SEN', provider: 'wave', phone: '221781234567' } };
+const PAYOUT = {
+  amount: 3000,
+  currency: 'XOF',
+  destination: { type: 'mobile_money', country: 'SEN', provider: 'wave', phone: '221781234567' },
+};
 
 describe('rateLimit', () => {
   it('answers 429 with Retry-After past `requests` per `perMs`, without doing the work; counts it; refills with time', async () => {
