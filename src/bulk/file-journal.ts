@@ -1,8 +1,9 @@
 /**
  * `fileJournal(path)`: the journal of a bulk payout as an append-only file of JSON lines, one line
  * per claim, outcome or release. Each claim is on disk (`fsync`) before its payout is sent; claims
- * made together share one `fsync` (group commit), which keeps the cost per row small. Outcome lines
- * are written in order but not waited for: one lost in a crash leaves its row "sent, outcome
+ * made together share one `fsync` (group commit), which keeps the cost per row small. An outcome
+ * line is written (to the operating system, which keeps it when the process dies) before the row's
+ * result is reported, but not `fsync`ed: one lost with the machine leaves its row "sent, outcome
  * unknown", resent with the same key and replayed by the service.
  *
  * Read back after a crash (even `SIGKILL` in the middle of a write), a torn last line is dropped:
@@ -54,10 +55,8 @@ export function fileJournal(path: string): BulkJournal {
   let opening: Promise<void> | undefined;
   // Group commit: lines queued while a write is in progress go out together, with one fsync.
   let queue: string[] = [];
-  let waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }> = [];
-  // Whether the queued lines hold a claim: only a claim must be on disk before its send. An outcome
-  // line that a crash loses leaves the row "sent, outcome unknown": resent with the same key, replayed.
-  let mustSync = false;
+  // Waiters of the queued lines: claims wait for the fsync, outcomes and releases for the write.
+  let waiters: Array<{ resolve: () => void; reject: (error: unknown) => void; sync: boolean }> = [];
   let writing = false;
   let failed: unknown;
 
@@ -92,15 +91,14 @@ export function fileJournal(path: string): BulkJournal {
     while (queue.length > 0 && handle) {
       const lines = queue;
       const done = waiters;
-      const sync = mustSync;
       queue = [];
       waiters = [];
-      mustSync = false;
       try {
         await handle.write(lines.join(''));
+        for (const w of done) if (!w.sync) w.resolve();
         // fdatasync: the data and the size of the file (what reading it back needs), not its times.
-        if (sync) await handle.datasync();
-        for (const w of done) w.resolve();
+        if (done.some((w) => w.sync)) await handle.datasync();
+        for (const w of done) if (w.sync) w.resolve();
       } catch (error) {
         failed = error;
         for (const w of done) w.reject(error);
@@ -112,11 +110,8 @@ export function fileJournal(path: string): BulkJournal {
   const append = async (line: Line) => {
     await open();
     if (failed) throw failed;
-    const promise = new Promise<void>((resolve, reject) => waiters.push({ resolve, reject }));
-    // An outcome's write is not waited for (its failure stops the next claim): only claims must be on disk first.
-    promise.catch(() => {});
+    const promise = new Promise<void>((resolve, reject) => waiters.push({ resolve, reject, sync: line.op === 'claim' }));
     queue.push(`${JSON.stringify(line)}\n`);
-    if (line.op === 'claim') mustSync = true;
     if (!writing) void flush();
     return promise;
   };
@@ -140,13 +135,11 @@ export function fileJournal(path: string): BulkJournal {
     },
     async settle(batchId, rowKey, _owner, outcome) {
       state.settle(batchId, rowKey, outcome);
-      void append({ op: 'settle', batch: batchId, key: rowKey, outcome }).catch(() => {});
+      await append({ op: 'settle', batch: batchId, key: rowKey, outcome });
     },
     async release(batchId, rowKey, owner, error) {
       state.release(batchId, rowKey, owner, error);
-      void append(error ? { op: 'release', batch: batchId, key: rowKey, error } : { op: 'release', batch: batchId, key: rowKey }).catch(
-        () => {},
-      );
+      await append(error ? { op: 'release', batch: batchId, key: rowKey, error } : { op: 'release', batch: batchId, key: rowKey });
     },
     async close() {
       if (!opening) return;
