@@ -219,7 +219,9 @@ export class PayoutBatch<R extends PayoutCreateParams = PayoutCreateParams> impl
     const deferred: Item<R>[] = [];
     let failure: { error: unknown } | undefined;
     let aborted = false;
+    // Rows being claimed or sent, and sends on the wire.
     let inFlight = 0;
+    let sending = 0;
 
     // One event for "something changed": a result, a finished send, an abort.
     let tick!: () => void;
@@ -267,11 +269,20 @@ export class PayoutBatch<R extends PayoutCreateParams = PayoutCreateParams> impl
 
     const send = async (item: Item<R>) => {
       const epoch = item.epoch ?? limiter.epoch;
+      // Claims run ahead of sends (a file journal's fsync overlaps the sends in flight); the sends
+      // themselves never exceed the concurrency.
+      while (sending >= limiter.current && !stopped()) await waitChange();
+      if (stopped()) return journal.release(batchId, item.key, owner);
+      sending += 1;
+      progress.inFlight = sending;
       item.attempts += 1;
       const renewal =
         journal.renew && setInterval(() => journal.renew?.(batchId, item.key, owner, leaseMs, clock()).catch(() => {}), leaseMs / 3);
       try {
-        const { data, replayed } = await this.#sender.send(item.row, item.idempotencyKey as string);
+        const { data, replayed } = await this.#sender.send(item.row, item.idempotencyKey as string).finally(() => {
+          progress.inFlight = --sending;
+          notify();
+        });
         limiter.succeeded();
         return await settle(item, replayed ? 'replayed' : 'created', { payout: data });
       } catch (error) {
@@ -338,14 +349,14 @@ export class PayoutBatch<R extends PayoutCreateParams = PayoutCreateParams> impl
 
     const launch = (item: Item<R>) => {
       item.epoch = limiter.epoch;
-      progress.inFlight = ++inFlight;
+      inFlight += 1;
       processRow(item)
         // A journal that cannot be written (or a bug) stops the batch: without it, nothing is safe.
         .catch((error: unknown) => {
           failure ??= { error };
         })
         .finally(() => {
-          progress.inFlight = --inFlight;
+          inFlight -= 1;
           notify();
         });
     };
@@ -354,7 +365,7 @@ export class PayoutBatch<R extends PayoutCreateParams = PayoutCreateParams> impl
       let sourceDone = false;
       while (!stopped()) {
         const now = Date.now();
-        if (inFlight >= limiter.current || ready.length >= MAX_READY) {
+        if (inFlight >= 2 * limiter.current || ready.length >= MAX_READY) {
           await waitChange();
           continue;
         }

@@ -21,6 +21,7 @@ export class AdaptiveConcurrency {
   #epoch = 0;
   #nextAt = 0;
   #raisedAt = 0;
+  #startedAt = Number.POSITIVE_INFINITY;
   /** Times of the successes of the last two seconds. */
   #recent: number[] = [];
 
@@ -59,10 +60,12 @@ export class AdaptiveConcurrency {
     this.#epoch += 1;
     this.current = Math.max(1, Math.floor(this.current / 2));
     if (waitMs >= 1000) {
-      // What succeeded over the last `waitMs` (1 to 2 s): the limit's own window, as nearly as known.
-      const window = Math.min(waitMs, 2000);
-      const measured = (this.#recent.filter((t) => t > now - window).length * 1000) / window;
-      this.rate = Math.max(1, 0.95 * Math.min(this.rate, measured));
+      // What succeeded over the last `waitMs` (1 to 2 s: the limit's own window, as nearly as
+      // known), or since the first send when that is more recent. Without successes to go by (the
+      // limit was spent before this run began), the pace is left as it is.
+      const window = Math.min(waitMs, 2000, now - this.#startedAt);
+      const count = this.#recent.filter((t) => t > now - window).length;
+      if (count >= 2) this.rate = Math.max(1, 0.95 * Math.min(this.rate, (count * 1000) / window));
       this.#raisedAt = now + waitMs;
     }
   }
@@ -71,6 +74,7 @@ export class AdaptiveConcurrency {
   wait(now = Date.now()): number {
     const at = Math.max(this.pausedUntil, this.#nextAt);
     if (at > now) return at - now;
+    this.#startedAt = Math.min(this.#startedAt, now);
     this.#nextAt = this.rate < Number.POSITIVE_INFINITY ? Math.max(now, this.#nextAt) + 1000 / this.rate : 0;
     return 0;
   }

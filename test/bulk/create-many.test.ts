@@ -324,7 +324,11 @@ describe('adaptive concurrency', () => {
 
   it('after a throttle that names a wait (a rate limit), paces sends at 95 % of what succeeded over that wait, and raises the pace 1 % a second', () => {
     const limit = new AdaptiveConcurrency(16);
-    // 200 successes within the last second, then a 429 with Retry-After: 1.
+    // A 429 before anything succeeded (the limit spent by an earlier run): no pace to go by.
+    expect(limit.wait(10_000)).toBe(0);
+    limit.throttled(limit.epoch, 1000, 10_000);
+    expect(limit.rate).toBe(Number.POSITIVE_INFINITY);
+    // Then 200 successes within a second, and a 429 with Retry-After: 1.
     for (let i = 0; i < 200; i++) limit.succeeded(10_001 + i * 5);
     expect(limit.wait(11_000)).toBe(0);
     limit.throttled(limit.epoch, 1000, 11_000);
