@@ -60,12 +60,12 @@ export class AdaptiveConcurrency {
     this.#epoch += 1;
     this.current = Math.max(1, Math.floor(this.current / 2));
     if (waitMs >= 1000) {
-      // What succeeded over the last `waitMs` (1 to 2 s: the limit's own window, as nearly as
-      // known), or since the first send when that is more recent. Without successes to go by (the
-      // limit was spent before this run began), the pace is left as it is.
-      const window = Math.min(waitMs, 2000, now - this.#startedAt);
+      // What succeeded over the last `waitMs` (1 to 2 s): the limit's own window, as nearly as known.
+      // Not before a whole window of sending (a limit spent by an earlier run, or a first burst the
+      // limit allowed from its reserve, would mislead), and not on fewer than two successes.
+      const window = Math.min(waitMs, 2000);
       const count = this.#recent.filter((t) => t > now - window).length;
-      if (count >= 2) this.rate = Math.max(1, 0.95 * Math.min(this.rate, (count * 1000) / window));
+      if (now - this.#startedAt >= window && count >= 2) this.rate = Math.max(1, 0.95 * Math.min(this.rate, (count * 1000) / window));
       this.#raisedAt = now + waitMs;
     }
   }

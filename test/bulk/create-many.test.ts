@@ -324,14 +324,17 @@ describe('adaptive concurrency', () => {
 
   it('after a throttle that names a wait (a rate limit), paces sends at 95 % of what succeeded over that wait, and raises the pace 1 % a second', () => {
     const limit = new AdaptiveConcurrency(16);
-    // A 429 before anything succeeded (the limit spent by an earlier run): no pace to go by.
-    expect(limit.wait(10_000)).toBe(0);
+    // A 429 before a whole window of sending (the limit spent by an earlier run): no pace to go by.
+    expect(limit.wait(9_800)).toBe(0);
+    limit.succeeded(9_900);
+    limit.succeeded(9_950);
     limit.throttled(limit.epoch, 1000, 10_000);
     expect(limit.rate).toBe(Number.POSITIVE_INFINITY);
     // Then 200 successes within a second, and a 429 with Retry-After: 1.
     for (let i = 0; i < 200; i++) limit.succeeded(10_001 + i * 5);
     expect(limit.wait(11_000)).toBe(0);
     limit.throttled(limit.epoch, 1000, 11_000);
+    // 190 = 95 % of the 200 that succeeded in the second before (the two before it are out of the window).
     expect(limit.rate).toBeCloseTo(190, 5);
     expect(limit.wait(11_500)).toBe(500);
     expect(limit.wait(12_000)).toBe(0);
