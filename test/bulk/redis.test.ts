@@ -155,6 +155,12 @@ describe.runIf(hasRedis || required)('redisJournal', () => {
       expect(sentBy(a).length).toBeGreaterThan(0);
       expect(sentBy(b).length).toBeGreaterThan(0);
       expect(new Set([...sentBy(a), ...sentBy(b)]).size).toBe(ROWS);
+      // Nothing in Redis holds the API key.
+      const keys = await io.keys('bulk-test:*');
+      expect(keys.length).toBeGreaterThanOrEqual(ROWS);
+      const dump = await Promise.all(keys.filter((k) => !k.endsWith(':lease')).map((k) => io.hgetall(k)));
+      expect(JSON.stringify(dump)).not.toContain(mock.liveApiKey as string);
+      expect(JSON.stringify(dump)).toContain('bulk1_');
       // On the wire: every Idempotency-Key came from one process only.
       expect(proxy.senders.size).toBe(ROWS);
       const shared = [...proxy.senders.values()].filter((s) => s.size > 1);
