@@ -178,6 +178,23 @@ describe('runs and reruns', () => {
   });
 });
 
+describe('with the testing kit: approval, execution, wallets', () => {
+  it('each payout of a batch debits the wallet, waits for approval, and is executed or rejected (credited back)', async () => {
+    const mock = payoutMock();
+    const client = liveClient(mock);
+    const results = await collect(client.payouts.createMany(rows(3), { batchId: 'kit' }));
+    const ids = results.map((r) => String(r.payout?.id));
+    expect(results.map((r) => r.payout?.status)).toEqual(['pending_approval', 'pending_approval', 'pending_approval']);
+    const debited = 1_000_000_000 - (1000 + 1001 + 1002);
+    expect(await client.wallets.list()).toEqual([{ currency: 'XOF', balance: debited }]);
+    const deliveries = await mock.completePayout(ids[0] as string);
+    expect(deliveries.map((d) => JSON.parse(d.body).type)).toEqual(['payout.approved', 'payout.processing', 'payout.completed']);
+    await mock.advancePayout(ids[1] as string, { to: 'rejected' });
+    expect((await client.payouts.retrieve(ids[1] as string)).status).toBe('rejected');
+    expect(await client.wallets.list()).toEqual([{ currency: 'XOF', balance: debited + 1001 }]);
+  });
+});
+
 describe('validation of every row before any is sent', () => {
   it('one InvalidParamsError lists every bad row by index and key, with its fields; nothing is sent', async () => {
     const mock = payoutMock();
@@ -397,6 +414,13 @@ describe('signal', () => {
     const rest = await client.payouts.createMany(rows(200), { batchId: 'stop', journal }).summary();
     expect(rest).toMatchObject({ skipped: summary.created, created: 200 - summary.created, failed: 0 });
     expect([...countByRow(await allPayouts(client)).values()]).toEqual(Array(200).fill(1));
+  });
+
+  it('an already aborted signal sends nothing', async () => {
+    const mock = payoutMock();
+    const summary = await liveClient(mock).payouts.createMany(rows(10), { batchId: 'pre-aborted', signal: AbortSignal.abort() }).summary();
+    expect(summary).toMatchObject({ total: 0, aborted: true });
+    expect(mock.requests).toHaveLength(0);
   });
 
   it('leaving the loop early also stops new sends; in-flight ones are journaled', async () => {
