@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
@@ -9,12 +9,17 @@ export default defineConfig({
     alias: [
       { find: /^payments-sdk\/webhooks$/, replacement: src('webhooks/index.ts') },
       { find: /^payments-sdk\/testing$/, replacement: src('testing/index.ts') },
+      { find: /^payments-sdk\/schemas$/, replacement: src('schemas/index.ts') },
       { find: /^payments-sdk$/, replacement: src('index.ts') },
     ],
   },
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // The framework apps have their own install and config: `npm run test:frameworks`.
+    exclude: [...configDefaults.exclude, 'examples/frameworks/**'],
     environment: 'node',
+    // Prints the one line that says why the Redis tests are skipped (fails the run under CI=true).
+    globalSetup: ['test/helpers/redis.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     coverage: {

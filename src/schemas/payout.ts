@@ -1,4 +1,6 @@
 import * as z from 'zod/mini';
+import type { CurrencyCode } from '../currencies.js';
+import { isExactId } from '../internal/json.js';
 import {
   countryCode,
   currencyCode,
@@ -12,7 +14,7 @@ import {
   responseObject,
 } from './shared.js';
 
-/** Where a payout goes (service-api.md §2.3). Only the mobile-money shape is documented. */
+/** Where a payout goes. Only the mobile-money shape is documented. */
 export interface PayoutDestination {
   /** Destination kind, e.g. `mobile_money`. */
   type: OpenEnum<'mobile_money'>;
@@ -27,16 +29,20 @@ export interface PayoutDestination {
 }
 
 /**
- * A payout (service-api.md §2.3, §3.3). Its record is only partly documented: the known fields are
+ * A payout. Its record is only partly documented: the known fields are
  * typed (and checked when present), everything else passes through untouched.
  */
 export interface Payout {
-  /** Identifier used by `payouts.retrieve` (its name on the wire is not documented). */
+  /**
+   * Identifier used by `payouts.retrieve` (its name on the wire is not documented). A number id
+   * beyond 2^53 is kept exact, as a string of its digits (a runtime that cannot read it exactly
+   * refuses the response instead of rounding it): pass it back to `payouts.retrieve` as it is.
+   */
   id?: string | number;
   /** Minor units. */
   amount?: number;
   /** ISO 4217 code. */
-  currency?: string;
+  currency?: CurrencyCode;
   /** State; names not documented (awaiting approval, then sent to the operator). */
   status?: OpenEnum<string>;
   destination?: PayoutDestination;
@@ -46,24 +52,21 @@ export interface Payout {
 
 /** Schema of {@link Payout}: every known field optional but typed; amount must be an integer. */
 export const PayoutSchema: z.ZodMiniType<Payout> = responseObject({
-  // One check rather than a union of string and number, so a bad id is reported at `id`.
-  id: z.optional(
-    z.custom<string | number>((value) => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)), {
-      error: 'must be a string or a number',
-    }),
-  ),
+  // One check rather than a union of string and number, so a bad id is reported at `id`. A number
+  // must be a safe integer: the SDK's parser keeps a longer id as its exact digits, in a string.
+  id: z.optional(z.custom<string | number>(isExactId, { error: 'must be a string or a safe integer' })),
   amount: z.optional(minorUnits),
   currency: z.optional(z.string()),
   status: z.optional(z.string()),
   destination: z.optional(responseObject({ type: z.string() })),
 });
 
-/** Body of `POST /api/v1/payouts` (service-api.md §4.7). Live keys only. Unknown keys pass through. */
+/** Body of `POST /api/v1/payouts`. Live keys only. Unknown keys pass through. */
 export interface PayoutCreateParams {
   /** Minor units, at least 1. */
   amount: number;
   /** ISO 4217 code. */
-  currency: string;
+  currency: CurrencyCode;
   destination: PayoutDestination;
   /** Undocumented fields pass through to the service. */
   [key: string]: unknown;

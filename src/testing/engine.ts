@@ -195,6 +195,11 @@ function toMs(value: Date | number | string, what: string): number {
 /** The whole model. One instance per `createMockService()`. */
 export class Engine {
   readonly baseUrl: string;
+  /**
+   * Origin of the hosted pages (`checkout_url`): the base URL, or the origin of a running
+   * `mock.listen()` server, so the address a test opens reaches the mock.
+   */
+  hostedOrigin: string;
   readonly webhookSecret: string;
   readonly keys: readonly MockKeyInfo[];
   readonly #keyIndex = new Map<string, { merchant: MerchantState; mode: KeyMode }>();
@@ -210,6 +215,7 @@ export class Engine {
 
   constructor(baseUrl: string, options: MockServiceOptions) {
     this.baseUrl = baseUrl;
+    this.hostedOrigin = baseUrl;
     this.#options = options;
     this.#clock = new Clock(options.now);
     this.webhookSecret = options.webhookSecret ?? `whsec_mock_${randomHex(24)}`;
@@ -607,7 +613,7 @@ export class Engine {
       ...fields,
       reference,
       status: fields.status ?? 'created',
-      checkout_url: fields.checkout_url ?? `${this.baseUrl}/checkout/${encodeURIComponent(reference)}`,
+      checkout_url: fields.checkout_url ?? `${this.hostedOrigin}/checkout/${encodeURIComponent(reference)}`,
       expires_at: fields.expires_at ?? isoWithOffset(createdMs + this.#sessionTtl),
       created_at: isoWithOffset(createdMs),
     } as CheckoutSession;

@@ -187,8 +187,9 @@ describe('with the testing kit: approval, execution, wallets', () => {
     expect(results.map((r) => r.payout?.status)).toEqual(['pending_approval', 'pending_approval', 'pending_approval']);
     const debited = 1_000_000_000 - (1000 + 1001 + 1002);
     expect(await client.wallets.list()).toEqual([{ currency: 'XOF', balance: debited }]);
-    const deliveries = await mock.completePayout(ids[0] as string);
-    expect(deliveries.map((d) => JSON.parse(d.body).type)).toEqual(['payout.approved', 'payout.processing', 'payout.completed']);
+    const completed = await mock.completePayout(ids[0] as string);
+    expect(JSON.parse(completed.body)).toMatchObject({ type: 'payout.completed', data: { id: ids[0], status: 'completed' } });
+    expect(mock.deliveries.map((d) => JSON.parse(d.body).type)).toEqual(['payout.approved', 'payout.processing', 'payout.completed']);
     await mock.advancePayout(ids[1] as string, { to: 'rejected' });
     expect((await client.payouts.retrieve(ids[1] as string)).status).toBe('rejected');
     expect(await client.wallets.list()).toEqual([{ currency: 'XOF', balance: debited + 1001 }]);

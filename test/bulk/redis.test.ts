@@ -2,26 +2,21 @@
  * `redisJournal` against a real redis-server, with node-redis and ioredis: the claim, its lease and
  * its takeover; then two child processes running one 2,000-row batch together (one on each
  * client), and the same with one of them SIGKILLed mid-way. Without redis-server these tests skip
- * with one line saying why, except under CI=true, where they fail.
+ * with one line saying why, except under CI=true, where they fail (test/helpers/redis.ts).
  */
-import { spawnSync } from 'node:child_process';
 import IORedis from 'ioredis';
 import { type BulkClaimRequest, type BulkJournal, redisJournal } from 'payments-sdk';
 import type { MockHttpServer, MockService } from 'payments-sdk/testing';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type RedisServer, startRedisServer } from '../webhooks/support.js';
+import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.js';
 import { bundleChild, runChild } from './processes.js';
 import { allPayouts, countByRow, liveClient, payoutMock } from './support.js';
 
-const hasRedis = !spawnSync('redis-server', ['--version']).error;
-const required = process.env.CI === 'true';
-if (!hasRedis && !required) console.warn('Skipping the redisJournal tests: redis-server is not installed (apt-get install redis-server).');
-
 const ROWS = 2000;
 
-describe.runIf(hasRedis || required)('redisJournal', () => {
+describeRedis('redisJournal', () => {
   let redis: RedisServer;
   let node: ReturnType<typeof createClient>;
   let io: IORedis;
