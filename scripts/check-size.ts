@@ -54,7 +54,9 @@ const cases: Case[] = [
     // enforced at 31 KB, a ceiling against regressions while the goal is missed (BENCHMARKS.md says
     // by how much). The webhook verifier behind client.webhooks.verify is loaded
     // lazily, but a single-file bundle such as this one inlines it, so it is counted.
-    budget: 31_000,
+    // Ceiling 35 KB since payouts.createMany: its runner (journal, derived keys, adaptive
+    // concurrency and pacing, row checks: about 3.5 KB) is reached from the client's `payouts`.
+    budget: 35_000,
     goal: 30_000,
     platform: 'browser',
     clientFree: false,
