@@ -5,7 +5,7 @@
  */
 
 import { isRecord } from '../core/errors.js';
-import { modeOfKey } from '../internal/config.js';
+import { modeOfKey, normalizeBaseUrl } from '../internal/config.js';
 import { currencyExponent } from '../money.js';
 import { CHECKOUT_SESSION_STATUSES, type CheckoutSession } from '../schemas/checkout-session.js';
 import { PAYMENT_STATUSES, type Payment } from '../schemas/payment.js';
@@ -195,6 +195,8 @@ function toMs(value: Date | number | string, what: string): number {
 /** The whole model. One instance per `createMockService()`. */
 export class Engine {
   readonly baseUrl: string;
+  /** Origin (and path prefix) of the hosted pages: `checkout_url` and payment link `url`. */
+  readonly pagesUrl: string;
   readonly webhookSecret: string;
   readonly keys: readonly MockKeyInfo[];
   readonly #keyIndex = new Map<string, { merchant: MerchantState; mode: KeyMode }>();
@@ -210,6 +212,7 @@ export class Engine {
 
   constructor(baseUrl: string, options: MockServiceOptions) {
     this.baseUrl = baseUrl;
+    this.pagesUrl = options.checkoutBaseUrl === undefined ? baseUrl : normalizeBaseUrl(options.checkoutBaseUrl);
     this.#options = options;
     this.#clock = new Clock(options.now);
     this.webhookSecret = options.webhookSecret ?? `whsec_mock_${randomHex(24)}`;
@@ -607,7 +610,7 @@ export class Engine {
       ...fields,
       reference,
       status: fields.status ?? 'created',
-      checkout_url: fields.checkout_url ?? `${this.baseUrl}/checkout/${encodeURIComponent(reference)}`,
+      checkout_url: fields.checkout_url ?? `${this.pagesUrl}/checkout/${encodeURIComponent(reference)}`,
       expires_at: fields.expires_at ?? isoWithOffset(createdMs + this.#sessionTtl),
       created_at: isoWithOffset(createdMs),
     } as CheckoutSession;
@@ -625,7 +628,7 @@ export class Engine {
       uuid: fields.uuid ?? uuid(),
       slug: s,
       // §2.4: `url` is the address to share as it is.
-      url: fields.url ?? `${this.baseUrl}/pay/${s}`,
+      url: fields.url ?? `${this.pagesUrl}/pay/${s}`,
       status: fields.status ?? 'active',
       created_at: isoWithOffset(createdMs),
     };
