@@ -15,6 +15,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
     environment: 'node',
+    // Builds dist/cli.js when it is missing or stale: the CLI tests run the built bin as a child process.
+    globalSetup: ['test/cli/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     coverage: {

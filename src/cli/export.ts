@@ -21,6 +21,7 @@ import {
   type GlobalOptions,
   integerOption,
   onInterrupt,
+  type Progress,
   printJson,
 } from './shared.js';
 
@@ -200,7 +201,7 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
   const removeHandler = onInterrupt(() => controller.abort());
   const out: Writable = options.out ? createWriteStream(options.out) : process.stdout;
   const opened = options.out ? once(out, 'open') : Promise.resolve();
-  const progress = createProgress(`export ${resource}`);
+  let progress: Progress | undefined;
   const amount = amountFormatter(options.locale);
   const { amounts } = spec as ResourceSpec;
   let header: string[] | undefined;
@@ -210,7 +211,7 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
     await opened;
     for await (const page of (spec as ResourceSpec).list(client, params, controller.signal).pages()) {
       if (header === undefined) {
-        progress.setTotal(page.meta.total);
+        progress = createProgress(`export ${resource}`, page.meta.total);
         header = headerOf(spec as ResourceSpec, page.data);
       }
       let chunk: string;
@@ -231,13 +232,13 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
       // One write per page: the file always ends on a complete row.
       await write(out, chunk);
       count += page.data.length;
-      progress.update(count);
+      progress?.update(count);
       if (controller.signal.aborted) break;
     }
   } catch (error) {
     if (!controller.signal.aborted) throw error;
   } finally {
-    progress.stop();
+    progress?.stop();
     removeHandler();
     interrupted = controller.signal.aborted;
     if (options.out) {

@@ -189,6 +189,16 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
   };
   answerPages = (request) => answerHostedPage(mock, request, forward);
 
+  // Ctrl-C (or SIGTERM) stops the servers; the handler is in place before the banner says "ready".
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
   const ready = {
     type: 'ready',
     baseUrl: api.url,
@@ -215,15 +225,7 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
     );
   }
 
-  await new Promise<void>((resolve) => {
-    const stop = () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-      resolve();
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
+  await stopped;
   for (const timer of timers) clearTimeout(timer);
   await Promise.all([api.close(), pages.close()]);
   process.exitCode = EXIT.ok;
