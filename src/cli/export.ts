@@ -5,8 +5,7 @@
  * complete row.
  */
 import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import type { Writable } from 'node:stream';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import type { PaymentsClient } from '../core/client.js';
@@ -171,14 +170,65 @@ function amountFormatter(locale: string | undefined): (amount: unknown, currency
   };
 }
 
+/**
+ * Iterates `source` one step ahead: the next page is requested as soon as the current one is handed
+ * out, so the service's answer travels while this page is written. Two pages at most are held.
+ */
+async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+  const iterator = source[Symbol.asyncIterator]();
+  let next = iterator.next();
+  try {
+    for (;;) {
+      const result = await next;
+      if (result.done) return;
+      next = iterator.next();
+      // A page requested ahead may fail after the consumer stopped (Ctrl-C): never unhandled.
+      next.catch(() => undefined);
+      yield result.value;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}
+
 function cell(value: unknown): unknown {
   if (value === null || value === undefined) return '';
   if (typeof value === 'object') return JSON.stringify(value);
   return value;
 }
 
-async function write(out: Writable, chunk: string): Promise<void> {
-  if (!out.write(chunk)) await once(out, 'drain');
+/** Where rows go: a whole chunk per call, so the output always ends on a complete row. */
+interface Output {
+  write(chunk: string): Promise<void>;
+  close(): void;
+}
+
+/**
+ * A file written synchronously, chunk by chunk: a page's rows reach the file before the next page is
+ * processed (nothing piles up in a stream's buffer), and Ctrl-C between pages finds whole rows only.
+ */
+function fileOutput(path: string): Output {
+  const fd = openSync(path, 'w');
+  return {
+    async write(chunk) {
+      const written = writeSync(fd, chunk);
+      if (written < Buffer.byteLength(chunk)) {
+        const rest = Buffer.from(chunk).subarray(written);
+        for (let at = 0; at < rest.length; ) at += writeSync(fd, rest, at);
+      }
+    },
+    close: () => closeSync(fd),
+  };
+}
+
+/** stdout, waiting for `drain` when the reader is slower than the export. */
+function stdoutOutput(): Output {
+  return {
+    async write(chunk) {
+      if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
+    },
+    close() {},
+  };
 }
 
 async function runExport(resource: string, options: ExportOptions, globals: GlobalOptions): Promise<void> {
@@ -199,8 +249,13 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
 
   const controller = new AbortController();
   const removeHandler = onInterrupt(() => controller.abort());
-  const out: Writable = options.out ? createWriteStream(options.out) : process.stdout;
-  const opened = options.out ? once(out, 'open') : Promise.resolve();
+  let out: Output;
+  try {
+    out = options.out ? fileOutput(options.out) : stdoutOutput();
+  } catch (error) {
+    removeHandler();
+    throw new CliError(`cannot write ${options.out}: ${(error as Error).message}`, EXIT.usage);
+  }
   let progress: Progress | undefined;
   const amount = amountFormatter(options.locale);
   const { amounts } = spec as ResourceSpec;
@@ -208,29 +263,26 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
   let count = 0;
   let interrupted = false;
   try {
-    await opened;
-    for await (const page of (spec as ResourceSpec).list(client, params, controller.signal).pages()) {
+    let plan: Array<(item: Record<string, unknown>) => unknown> = [];
+    for await (const page of readAhead((spec as ResourceSpec).list(client, params, controller.signal).pages())) {
       if (header === undefined) {
         progress = createProgress(`export ${resource}`, page.meta.total);
         header = headerOf(spec as ResourceSpec, page.data);
+        plan = header.map((column) => {
+          const base = column.slice(0, -'_formatted'.length);
+          if (column.endsWith('_formatted') && amounts.includes(base)) return (item) => amount(item[base], item.currency);
+          return (item) => cell(item[column]);
+        });
+        if (format === 'csv') await out.write(stringify([header]));
       }
-      let chunk: string;
+      let chunk = '';
       if (format === 'jsonl') {
-        chunk = '';
         for (const item of page.data) chunk += `${JSON.stringify(item)}\n`;
-      } else {
-        const fields = header;
-        const rows = page.data.map((item) =>
-          fields.map((field) =>
-            field.endsWith('_formatted') && amounts.includes(field.slice(0, -'_formatted'.length))
-              ? amount(item[field.slice(0, -'_formatted'.length)], item.currency)
-              : cell(item[field]),
-          ),
-        );
-        chunk = stringify(rows, { header: count === 0, columns: fields });
+      } else if (page.data.length > 0) {
+        chunk = stringify(page.data.map((item) => plan.map((column) => column(item))));
       }
       // One write per page: the file always ends on a complete row.
-      await write(out, chunk);
+      await out.write(chunk);
       count += page.data.length;
       progress?.update(count);
       if (controller.signal.aborted) break;
@@ -241,10 +293,7 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
     progress?.stop();
     removeHandler();
     interrupted = controller.signal.aborted;
-    if (options.out) {
-      out.end();
-      await once(out, 'finish').catch(() => undefined);
-    }
+    out.close();
   }
   const summary = { resource, format, count, out: options.out ?? null, interrupted };
   if (globals.json && options.out) printJson(summary);

@@ -209,6 +209,12 @@ export class Engine {
   readonly #refuse: (charge: MockChargeInput) => string | null;
   readonly #sessionTtl: number;
   #seq = 0;
+  /**
+   * Each resource map sorted newest first, kept until the next creation (every creation bumps
+   * `#seq`; `reset()` makes new maps): a list request then costs a page, not a sort of everything,
+   * so a mock seeded with 100,000 payments still pages quickly.
+   */
+  readonly #sorted = new WeakMap<Map<string, Stored<unknown>>, { seq: number; size: number; items: Stored<unknown>[] }>();
 
   constructor(baseUrl: string, options: MockServiceOptions) {
     this.baseUrl = baseUrl;
@@ -685,9 +691,13 @@ export class Engine {
     const rawPage = q.get('page');
     const page = rawPage !== null && /^\d+$/.test(rawPage) && Number(rawPage) >= 1 ? Number(rawPage) : 1;
 
-    const items = [...this.#map(p, kind).values()]
-      .filter((s) => (status === null || (s.data as { status?: unknown }).status === status) && inRange(utcDate(s.createdMs), from, to))
-      .sort((a, b) => b.createdMs - a.createdMs || b.seq - a.seq);
+    const sorted = this.#sortedItems(this.#map(p, kind));
+    const filtered = status !== null || from !== undefined || to !== undefined;
+    const items = filtered
+      ? sorted.filter(
+          (s) => (status === null || (s.data as { status?: unknown }).status === status) && inRange(utcDate(s.createdMs), from, to),
+        )
+      : sorted;
     const total = items.length;
     const lastPage = Math.max(1, Math.ceil(total / perPage));
     const slice = items.slice((page - 1) * perPage, page * perPage);
@@ -716,6 +726,14 @@ export class Engine {
         path,
       },
     };
+  }
+
+  #sortedItems(map: Map<string, Stored<unknown>>): Stored<unknown>[] {
+    const cached = this.#sorted.get(map);
+    if (cached && cached.seq === this.#seq && cached.size === map.size) return cached.items;
+    const items = [...map.values()].sort((a, b) => b.createdMs - a.createdMs || b.seq - a.seq);
+    this.#sorted.set(map, { seq: this.#seq, size: map.size, items });
+    return items;
   }
 
   #map(p: Partition, kind: ListKind): Map<string, Stored<unknown>> {
