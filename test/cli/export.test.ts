@@ -58,16 +58,9 @@ describe('payments-sdk export', () => {
     expect(result.stderr).toBe(`exported ${TOTAL} payments to ${out}\n`);
     const rows = readCsv(out);
     expect(rows).toHaveLength(TOTAL);
-    expect(Object.keys(rows[0] as Row).slice(0, 8)).toEqual([
-      'uuid',
-      'created_at',
-      'status',
-      'checkout_session',
-      'currency',
-      'gross_amount',
-      'gross_amount_formatted',
-      'psp_fee_amount',
-    ]);
+    expect(readFileSync(out, 'utf8').split('\n')[0]).toMatch(
+      /^uuid,created_at,status,checkout_session,currency,gross_amount,gross_amount_formatted,psp_fee_amount,psp_fee_amount_formatted,/,
+    );
     expect(new Set(rows.map((r) => r.uuid)).size).toBe(TOTAL);
     for (const row of rows) {
       expect(row.gross_amount_formatted).toBe(formatAmount(Number(row.gross_amount), row.currency as string, 'en'));
