@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
 
@@ -14,9 +14,13 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts', 'examples/**/*.test.ts'],
+    // The framework apps have their own install and config: `npm run test:frameworks`.
+    exclude: [...configDefaults.exclude, 'examples/frameworks/**'],
     environment: 'node',
-    // Builds dist/cli.js when it is missing or stale: the CLI tests run the built bin as a child process.
-    globalSetup: ['test/cli/global-setup.ts'],
+    // test/helpers/redis.ts prints the one line that says why the Redis tests are skipped (fails the
+    // run under CI=true); test/cli/global-setup.ts builds dist/cli.js when it is missing or stale (the
+    // CLI tests run the built bin as a child process).
+    globalSetup: ['test/helpers/redis.ts', 'test/cli/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     coverage: {

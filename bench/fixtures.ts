@@ -8,6 +8,13 @@
  * `typeof import('./fixtures.js')`).
  */
 
+/** Pages of the list the pagination benchmark walks. */
+export const PAGES = 100;
+/** Items per page. */
+export const PER_PAGE = 100;
+/** How late the stub's slow listener answers, in ms. */
+export const LATENCY_MS = 20;
+
 /** The payment `GET /api/v1/payments/{uuid}` answers in the benchmarks: `benchPayment(1)`. */
 export const UUID = '9b2f8a1e-3c4d-4e5f-8a9b-000000000001';
 

@@ -3,7 +3,7 @@
  *
  *   node bench/profile.ts overhead   [N]   N × client.payments.retrieve (default 5,000)
  *   node bench/profile.ts raw        [N]   N × fetch + JSON.parse, for comparison
- *   node bench/profile.ts http       [N]   N × http.request + JSON.parse (what the SDK's Node exchange builds on)
+ *   node bench/profile.ts http       [N]   N × http.request + JSON.parse, a reference below fetch
  *   node bench/profile.ts ky         [N]   N × ky.get().json()
  *   node bench/profile.ts pages      [N]   N walks of 100 pages × 100 payments with .pages()
  *   node bench/profile.ts sdk-stub   [N]   the SDK with a fetch stub (no network: client CPU only)
@@ -130,12 +130,12 @@ if (process.env.PROFILE_CHILD === '1') {
     const api = ky.create({ headers });
     one = () => api.get(`${origin}/api/v1/payments/${UUID}`).json();
   } else if (mode === 'pages') {
-    // One operation = walking the last 100 pages (10,000 payments) with .pages().
+    // One operation = walking the 100 pages (10,000 payments) with .pages().
     const { PaymentsClient } = await import('payments-sdk');
     const client = new PaymentsClient({ apiKey: API_KEY, baseUrl: origin });
     one = async () => {
       let items = 0;
-      for await (const page of client.payments.list({ per_page: 100, page: 901 }).pages()) items += page.data.length;
+      for await (const page of client.payments.list({ per_page: 100, page: 1 }).pages()) items += page.data.length;
       if (items !== 10_000) throw new Error(`walked ${items}`);
     };
   } else if (mode === 'sdk-stub' || mode === 'ky-stub') {
@@ -191,7 +191,7 @@ let stop = () => {};
 let origin = '';
 if (!['webhook-1k', 'webhook-64k', 'sdk-stub', 'ky-stub'].includes(mode)) {
   const server = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), [], { execArgv: [] });
-  const { port } = await new Promise<{ port: number }>((resolve) => server.once('message', (m) => resolve(m as { port: number })));
+  const { fast: port } = await new Promise<{ fast: number }>((resolve) => server.once('message', (m) => resolve(m as { fast: number })));
   origin = `http://127.0.0.1:${port}`;
   stop = () => server.disconnect();
 }

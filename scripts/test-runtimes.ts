@@ -18,16 +18,15 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import * as esbuild from 'esbuild';
+import { installPacked, root } from './install-packed.ts';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const RUN_TIMEOUT_MS = 60_000;
 const WEBHOOK_SECRET = `whsec_smoke_${randomBytes(12).toString('hex')}`;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
@@ -40,7 +39,7 @@ interface Seen {
   requests: number;
   problems: string[];
   userAgent?: string;
-  /** How the request came: undici's fetch always sends `sec-fetch-mode`; Node's http.request never does. */
+  /** How the request came: undici's fetch (Node, the EdgeVM) always sends `sec-fetch-mode`. */
   exchange?: string;
 }
 const seenByKey = new Map<string, Seen>();
@@ -64,8 +63,8 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   seen.requests += 1;
   seen.userAgent = req.headers['user-agent'];
   seen.exchange = req.headers['sec-fetch-mode'] ? `fetch (sec-fetch-mode: ${req.headers['sec-fetch-mode']})` : 'no sec-fetch-mode';
-  // On Node the client talks node:http (src/internal/node-http.ts); a fetch there means it fell back.
-  if (seen.userAgent?.includes('(node/') && req.headers['sec-fetch-mode']) seen.problems.push('Node used fetch, not node:http');
+  // On Node the client sends through undici's fetch, which always sends sec-fetch-mode.
+  if (seen.userAgent?.includes('(node/') && !req.headers['sec-fetch-mode']) seen.problems.push('Node did not send through fetch');
   const problems: string[] = [];
   if (req.method !== 'POST' || req.url !== '/api/v1/checkout-sessions') problems.push(`unexpected ${req.method} ${req.url}`);
   const idempotencyKey = req.headers['idempotency-key'];
@@ -118,23 +117,7 @@ const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
 const consumer = mkdtempSync(join(tmpdir(), 'payments-sdk-runtimes-'));
 function prepareConsumer(): void {
-  const packed = JSON.parse(
-    execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', consumer], {
-      cwd: root,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }),
-  ) as Array<{ filename: string }>;
-  const tarball = join(consumer, packed[0]?.filename ?? '');
-  execFileSync('tar', ['-xzf', tarball, '-C', consumer]);
-  mkdirSync(join(consumer, 'node_modules'));
-  renameSync(join(consumer, 'package'), join(consumer, 'node_modules', 'payments-sdk'));
-  const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
-  for (const dependency of Object.keys(manifest.dependencies ?? {})) {
-    const target = join(consumer, 'node_modules', ...dependency.split('/'));
-    mkdirSync(join(target, '..'), { recursive: true });
-    symlinkSync(join(root, 'node_modules', dependency), target, 'dir');
-  }
+  installPacked(consumer);
   // A plain ESM app; no dependencies listed, so Deno (which reads package.json: "bring your own
   // node_modules") resolves from node_modules without asking a registry.
   writeFileSync(join(consumer, 'package.json'), `${JSON.stringify({ name: 'smoke-consumer', private: true, type: 'module' }, null, 2)}\n`);

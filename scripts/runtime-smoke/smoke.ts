@@ -139,6 +139,20 @@ export async function runSmoke(
   const viaClient = await client.webhooks.verify({ payload: body, headers });
   check(viaClient.id === 'evt_smoke_1', "client.webhooks.verify with the client's webhookSecret", checks);
 
+  // An event id beyond 2^53 keeps every digit (read from the body's text), or is refused: never rounded.
+  const bigIdBody = body.replace('"evt_smoke_1"', '1234567890123456789');
+  const bigId = await webhooks
+    .verifyWebhook({
+      payload: bigIdBody,
+      signature: await webhooks.signWebhookPayload(bigIdBody, config.webhookSecret),
+      secret: config.webhookSecret,
+    })
+    .then(
+      (verified) => verified.id,
+      (error: unknown) => error,
+    );
+  check(bigId === '1234567890123456789', 'an event id beyond 2^53 is kept exact', checks);
+
   let mismatch: unknown;
   try {
     await webhooks.verifyWebhook({

@@ -8,8 +8,8 @@ export interface WithResponse<T> {
   /** The parsed, validated data (what the promise itself resolves to). */
   data: T;
   /**
-   * The raw HTTP response: status, headers, URL. Its body was already read into `data` (reading it
-   * again throws, or on Node.js gives an empty body: README "How requests are sent").
+   * The raw HTTP response: status, headers, URL. Its body was already read into `data`: reading it
+   * again throws.
    */
   response: Response;
   /** The `Idempotency-Key` that was sent, on the four creations. */

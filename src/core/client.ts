@@ -6,10 +6,10 @@
  * `waitForCompletion` and `findPayment`, are built on those calls).
  */
 import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from '../internal/config.js';
-import { createTransport, type RetryBackoff, type Send } from '../internal/http.js';
+import { createTransport, DEFAULT_MAX_RESPONSE_BYTES, type RetryBackoff, type Send } from '../internal/http.js';
 import { type Logger, type LogLevel, levelledLogger } from '../internal/logger.js';
 import { isBrowser, readEnv, runtimeName } from '../internal/runtime.js';
-import { checkData, checkParams, checkResponse } from '../internal/validation.js';
+import { checkData, checkParams, checkResponse, filterIssues, idempotencyKeyIssues, pathSegment } from '../internal/validation.js';
 import { CheckoutSessions } from '../resources/checkout-sessions.js';
 import { PaymentLinks } from '../resources/payment-links.js';
 import { Payments } from '../resources/payments.js';
@@ -23,7 +23,7 @@ import { APIPromise, type WithResponse } from './api-promise.js';
 
 export type { ClientMode };
 
-import { InvalidParamsError, PaymentsError } from './errors.js';
+import { PaymentsError } from './errors.js';
 import { keepFilters, Page, PagePromise } from './pagination.js';
 
 /** Options of `new PaymentsClient()`. */
@@ -49,6 +49,12 @@ export interface ClientOptions {
   /** Backoff between retries. Default 500 ms doubling to 8 s, with jitter. */
   retryBackoff?: RetryBackoff;
   /**
+   * Largest answer accepted, in bytes of its DECODED body (after gzip or brotli). Past it, reading
+   * stops and the call fails with a {@link PaymentsError} naming the limit. Default 10 MiB
+   * (10 485 760), some 240 full pages of 100 payments.
+   */
+  maxResponseBytes?: number;
+  /**
    * Allows construction in a web browser. The API key is a secret: shipped to a browser, every
    * customer can read it. Only for trusted internal tools.
    */
@@ -57,7 +63,10 @@ export interface ClientOptions {
 
 /** Per-call options: the optional last argument of every method (API.md "Resources"). */
 export interface RequestOptions {
-  /** Key for a creation; default a fresh UUID v4. The same key is sent on every retry of the call. */
+  /**
+   * Key for a creation; default a fresh UUID v4. The same key is sent on every retry of the call.
+   * 1 to 255 printable ASCII characters, without leading or trailing spaces (it travels in a header).
+   */
   idempotencyKey?: string;
   /** Milliseconds per attempt, for this call. */
   timeout?: number;
@@ -154,6 +163,9 @@ export class PaymentsClient {
       apiKey,
       logger: levelledLogger(options.logger, options.logLevel),
       backoff: checkBackoff(options.retryBackoff),
+      timeout: this.timeout,
+      maxRetries: this.maxRetries,
+      maxResponseBytes: checkMaxResponseBytes(options.maxResponseBytes),
     });
 
     this.payments = new Payments(this);
@@ -179,11 +191,7 @@ export class PaymentsClient {
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     const run = async (): Promise<WithResponse<T>> => {
       // A bad key and bad params are named in one error: every bad field at once (API.md).
-      const keyIssues =
-        typeof idempotencyKey !== 'string' || idempotencyKey.trim() === '' || idempotencyKey.length > 255
-          ? [{ path: ['options', 'idempotencyKey'], message: 'must be a non-empty string of at most 255 characters' }]
-          : [];
-      const body = checkParams(spec.params, params, `${spec.what} params`, keyIssues);
+      const body = checkParams(spec.params, params, `${spec.what} params`, idempotencyKeyIssues(idempotencyKey));
       const headers = this.#headers(options);
       headers.set('Idempotency-Key', idempotencyKey);
       const { response, body: received } = await this.#send({
@@ -221,18 +229,7 @@ export class PaymentsClient {
   ): APIPromise<T> {
     return new APIPromise(
       (async () => {
-        if ((typeof id !== 'string' && typeof id !== 'number') || String(id).trim() === '') {
-          throw new InvalidParamsError(
-            [{ path: ['id'], message: `must be a non-empty string, got ${id === '' ? '""' : typeof id}` }],
-            `${spec.what} identifier`,
-          );
-        }
-        // "." and ".." survive encodeURIComponent and the URL parser resolves them as path
-        // segments: retrieve('..') would read GET /api/v1/ instead of an object.
-        if (String(id) === '.' || String(id) === '..') {
-          throw new InvalidParamsError([{ path: ['id'], message: `must not be ${JSON.stringify(String(id))}` }], `${spec.what} identifier`);
-        }
-        const { response, body } = await this.#get(`${pathPrefix}/${encodeURIComponent(String(id))}`, options);
+        const { response, body } = await this.#get(`${pathPrefix}/${pathSegment(id, spec.what)}`, options);
         return { data: checkData(spec.result, body, `${spec.what} response`), response, replayed: false };
       })(),
     );
@@ -273,7 +270,7 @@ export class PaymentsClient {
     };
     return new PagePromise(
       (async () => {
-        const checked = checkParams(spec.params, params ?? {}, `${spec.what} list params`);
+        const checked = checkParams(spec.params, params ?? {}, `${spec.what} list params`, filterIssues(params));
         const filters = toQueryString(checked as Record<string, unknown>);
         return fetchPage(`${path}${filters}`, filters);
       })(),
@@ -381,6 +378,15 @@ function checkBackoff(backoff: RetryBackoff | undefined): RetryBackoff | undefin
     );
   }
   return { ...backoff };
+}
+
+/** `maxResponseBytes`: a whole number of bytes, at least 1 KiB (a page of the service fits many times). */
+function checkMaxResponseBytes(value: number | undefined): number {
+  if (value === undefined) return DEFAULT_MAX_RESPONSE_BYTES;
+  if (!Number.isSafeInteger(value) || value < 1024) {
+    throw new PaymentsError(`maxResponseBytes must be a whole number of bytes of at least 1024, got ${String(value)}.`);
+  }
+  return value;
 }
 
 function checkRetries(value: number, name: string): number {

@@ -45,7 +45,11 @@ export class Page<T> {
     const path = pathOfLink(next);
     if (path === undefined) {
       return new APIPromise(
-        Promise.reject(new PaymentsError(`links.next is not a URL (${JSON.stringify(next)}): the service sent a malformed page link.`)),
+        Promise.reject(
+          new PaymentsError(
+            `links.next is neither an http(s) URL nor a path (${JSON.stringify(next)}): the service sent a malformed page link, not followed.`,
+          ),
+        ),
       );
     }
     return new APIPromise(this.#fetchPage(path));
@@ -128,7 +132,7 @@ export async function* walkPages<T>(first: APIPromise<Page<T>>): AsyncGenerator<
 
 /**
  * The part of a `links.next` the client follows: its path from `/api/v1` on, and its query;
- * `undefined` when it is not a URL. The origin is never used, so the key never leaves for the host
+ * `undefined` when it is neither an http(s) URL nor a path. The origin is never used, so the key never leaves for the host
  * (or the plain-http scheme) a link names (API.md "Pagination"; Laravel behind a proxy writes
  * `http://` or internal hosts).
  */
@@ -140,6 +144,9 @@ export function pathOfLink(link: string): string | undefined {
   } catch {
     return undefined;
   }
+  // An opaque scheme (`javascript:../../admin/export`, `mailto:`) has a "path" the URL parser does
+  // not resolve: appended to the base URL, its `..` segments would climb out of the base path.
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
   const at = url.pathname.indexOf(`${API_PREFIX}/`);
   const path = at >= 0 ? url.pathname.slice(at + API_PREFIX.length) : url.pathname;
   return `${path}${url.search}`;

@@ -5,6 +5,7 @@
  */
 import type * as z from 'zod/mini';
 import { InvalidParamsError, isRecord, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
+import { isSendableDate } from '../schemas/shared.js';
 
 type RawIssue = z.core.$ZodIssue;
 
@@ -12,8 +13,11 @@ type RawIssue = z.core.$ZodIssue;
 export function checkParams<T>(schema: z.ZodMiniType<T>, params: unknown, what: string, more: ValidationIssue[] = []): T {
   const result = schema.safeParse(params);
   if (result.success && more.length === 0) return result.data;
-  // `more`: problems found outside the schema (an option), reported in the same error.
-  throw new InvalidParamsError([...more, ...(result.success ? [] : toIssues(result.error.issues, params))], what);
+  // `more`: problems found outside the schema (an option, a filter), reported in the same error;
+  // a field the schema already named is named once.
+  const issues = result.success ? [] : toIssues(result.error.issues, params);
+  const named = new Set(issues.map((issue) => issue.path.join('\u0000')));
+  throw new InvalidParamsError([...more.filter((issue) => !named.has(issue.path.join('\u0000'))), ...issues], what);
 }
 
 /** Validates a 2xx body; throws {@link ResponseValidationError} with the issues and the raw body. */
@@ -120,4 +124,90 @@ function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
   if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
   return typeName(value);
+}
+
+/**
+ * Longest identifier accepted in a path, and longest filter name or text value: far above any id the
+ * service issues (UUIDs, ULIDs, slugs), far below what a URL can carry.
+ */
+export const MAX_ID_LENGTH = 255;
+/** Longest text value of a list filter. */
+export const MAX_FILTER_LENGTH = 2048;
+
+/** `false` for a string holding a lone surrogate, which no URL or header can carry as it is. */
+function isWellFormed(text: string): boolean {
+  // A lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one.
+  return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+}
+
+/**
+ * The path segment of an identifier, checked and encoded: a non-blank, well-formed string of at most
+ * {@link MAX_ID_LENGTH} characters, or a safe integer (a longer number has already lost digits:
+ * pass such an id as its string). Throws one {@link InvalidParamsError}; nothing is sent.
+ */
+export function pathSegment(id: unknown, what: string): string {
+  const problem = idProblem(id);
+  if (problem) throw new InvalidParamsError([{ path: ['id'], message: problem }], `${what} identifier`);
+  return encodeURIComponent(String(id));
+}
+
+function idProblem(id: unknown): string | undefined {
+  if (typeof id === 'number') {
+    return Number.isSafeInteger(id)
+      ? undefined
+      : `must be a string or a safe integer, got ${id} (pass an id beyond 2^53 as its digits, a string)`;
+  }
+  if (typeof id !== 'string' || id.trim() === '')
+    return `must be a non-empty string, got ${id === '' ? '""' : typeof id === 'string' ? 'a blank string' : typeof id}`;
+  if (id.length > MAX_ID_LENGTH) return `must be at most ${MAX_ID_LENGTH} characters, got ${id.length}`;
+  if (!isWellFormed(id)) return 'must be well-formed text (it holds a lone UTF-16 surrogate)';
+  // "." and ".." survive encodeURIComponent and the URL parser resolves them as path segments:
+  // retrieve('..') would read GET /api/v1/ instead of an object.
+  if (id === '.' || id === '..') return `must not be ${JSON.stringify(id)}`;
+  return undefined;
+}
+
+/**
+ * Problems with an `idempotencyKey`: it travels in a header, byte for byte, so it must be 1 to 255
+ * printable ASCII characters, without leading or trailing spaces (which HTTP drops).
+ */
+export function idempotencyKeyIssues(key: unknown): ValidationIssue[] {
+  const ok = typeof key === 'string' && key.length >= 1 && key.length <= 255 && /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key);
+  if (ok) return [];
+  return [
+    {
+      path: ['options', 'idempotencyKey'],
+      message: 'must be 1 to 255 printable ASCII characters, without a line break, a control character or leading/trailing spaces',
+    },
+  ];
+}
+
+/**
+ * Problems with list filters: each is sent as one query parameter, so a value must be a string, a
+ * finite number, a boolean or a valid Date (or `undefined`/`null`, meaning no filter), and names and
+ * text must be well-formed and bounded. `[object Object]` never reaches the service.
+ */
+export function filterIssues(params: unknown): ValidationIssue[] {
+  if (!isRecord(params)) return [];
+  const issues: ValidationIssue[] = [];
+  for (const [key, value] of Object.entries(params)) {
+    if (key.length > MAX_ID_LENGTH || !isWellFormed(key)) {
+      issues.push({ path: [key.slice(0, 60)], message: `filter names must be well-formed text of at most ${MAX_ID_LENGTH} characters` });
+      continue;
+    }
+    const problem = filterProblem(value);
+    if (problem) issues.push({ path: [key], message: problem });
+  }
+  return issues;
+}
+
+function filterProblem(value: unknown): string | undefined {
+  if (value === undefined || value === null || typeof value === 'boolean') return undefined;
+  if (typeof value === 'number') return Number.isFinite(value) ? undefined : `must be a finite number, got ${value}`;
+  if (typeof value === 'string') {
+    if (value.length > MAX_FILTER_LENGTH) return `must be at most ${MAX_FILTER_LENGTH} characters, got ${value.length}`;
+    return isWellFormed(value) ? undefined : 'must be well-formed text (it holds a lone UTF-16 surrogate)';
+  }
+  if (value instanceof Date) return isSendableDate(value) ? undefined : 'must be a valid Date in years 0–9999';
+  return `must be a string, a number, a boolean or a Date (a filter is one query parameter), got ${typeName(value)}`;
 }

@@ -29,12 +29,19 @@ export class Payouts {
     );
   }
 
-  /** Reads a payout: `GET /api/v1/payouts/{id}`. */
+  /**
+   * Reads a payout: `GET /api/v1/payouts/{id}`. `id` is a string, or a number that is a safe
+   * integer; pass `payout.id` as it came (an id beyond 2^53 comes as a string of its digits).
+   */
   retrieve(id: string | number, options?: RequestOptions): APIPromise<Payout> {
     return this.#client.retrieve('/payouts', id, { result: PayoutSchema, what: 'payout' }, options);
   }
 
-  /** Lists payouts, most recent first: `GET /api/v1/payouts`. Filters beyond the documented ones pass through. */
+  /**
+   * Lists payouts, most recent first: `GET /api/v1/payouts`. Filters beyond the documented ones pass
+   * through when they are strings, finite numbers, booleans or valid Dates; anything else is an
+   * `InvalidParamsError`.
+   */
   list(params?: PayoutListParams, options?: RequestOptions): PagePromise<Payout> {
     return this.#client.list('/payouts', params, { params: PayoutListParamsSchema, item: PayoutSchema, what: 'payouts' }, options);
   }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { isExactId } from '../internal/json.js';
 import {
   countryCode,
   currencyCode,
@@ -31,7 +32,11 @@ export interface PayoutDestination {
  * typed (and checked when present), everything else passes through untouched.
  */
 export interface Payout {
-  /** Identifier used by `payouts.retrieve` (its name on the wire is not documented). */
+  /**
+   * Identifier used by `payouts.retrieve` (its name on the wire is not documented). A number id
+   * beyond 2^53 is kept exact, as a string of its digits (a runtime that cannot read it exactly
+   * refuses the response instead of rounding it): pass it back to `payouts.retrieve` as it is.
+   */
   id?: string | number;
   /** Minor units. */
   amount?: number;
@@ -46,12 +51,9 @@ export interface Payout {
 
 /** Schema of {@link Payout}: every known field optional but typed; amount must be an integer. */
 export const PayoutSchema: z.ZodMiniType<Payout> = responseObject({
-  // One check rather than a union of string and number, so a bad id is reported at `id`.
-  id: z.optional(
-    z.custom<string | number>((value) => typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value)), {
-      error: 'must be a string or a number',
-    }),
-  ),
+  // One check rather than a union of string and number, so a bad id is reported at `id`. A number
+  // must be a safe integer: the SDK's parser keeps a longer id as its exact digits, in a string.
+  id: z.optional(z.custom<string | number>(isExactId, { error: 'must be a string or a safe integer' })),
   amount: z.optional(minorUnits),
   currency: z.optional(z.string()),
   status: z.optional(z.string()),

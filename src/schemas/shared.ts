@@ -170,15 +170,16 @@ function isCalendarDate(value: string): boolean {
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);
 }
 
+/** A Date that can be sent as a filter: valid, in years 0–9999, where toISOString() starts with its `YYYY-MM-DD`. */
+export function isSendableDate(value: unknown): value is Date {
+  return value instanceof Date && !Number.isNaN(value.getTime()) && value.getUTCFullYear() >= 0 && value.getUTCFullYear() <= 9999;
+}
+
 // One check rather than a union of string and Date, so a wrong value gets one message that names
-// both accepted forms. A Date must be valid and in years 0–9999, where toISOString() starts with
-// its `YYYY-MM-DD` (the form it is sent in).
-const dateFilter = z.custom<DateFilter>(
-  (value) =>
-    (typeof value === 'string' && isCalendarDate(value)) ||
-    (value instanceof Date && !Number.isNaN(value.getTime()) && value.getUTCFullYear() >= 0 && value.getUTCFullYear() <= 9999),
-  { error: 'must be a "YYYY-MM-DD" date or a valid Date' },
-);
+// both accepted forms.
+const dateFilter = z.custom<DateFilter>((value) => (typeof value === 'string' && isCalendarDate(value)) || isSendableDate(value), {
+  error: 'must be a "YYYY-MM-DD" date or a valid Date',
+});
 
 /** Filters every list accepts (service-api.md §4.2, §4.5, §4.10). */
 export interface ListParamsBase {

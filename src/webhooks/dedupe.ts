@@ -16,7 +16,8 @@ import { PaymentsError } from '../core/errors.js';
 export interface WebhookDedupeStore {
   /**
    * Atomically marks `id` as being handled. `true`: this delivery handles it. `false`: it is already
-   * handled or in flight elsewhere, and `onEvent` is not called again.
+   * handled or in flight elsewhere, and `onEvent` is not called again. A claim that rejects, or
+   * does not settle within the handler's `dedupeTimeoutMs`, is answered 503 (the service retries).
    */
   claim(id: string): Promise<boolean>;
   /** Forgets a claim after `onEvent` threw, so the service's next attempt is processed. */
@@ -46,55 +47,84 @@ const LEASE_MS = 30_000;
 export interface MemoryDedupeStoreOptions {
   /** How long a handled id is remembered, in ms. Default 24 h (the service retries for less). */
   ttlMs?: number;
-  /** How many ids are kept at most; the oldest is forgotten first. Default 10 000. */
+  /**
+   * How many ids are kept at most, handled and in flight together. Default 10 000. When full, expired
+   * ids go first, then the oldest handled ids (which shortens their dedupe window); an id in flight
+   * is never forgotten, and when every slot holds one, a new delivery is answered 503 (the service
+   * delivers it again later).
+   */
   max?: number;
   /** How long an id stays claimed while `onEvent` runs, in ms. Default 30 s. */
   leaseMs?: number;
 }
 
+/** Thrown by a store's `claim` when it cannot take one more id; the handlers answer 503. */
+export class DedupeStoreFullError extends PaymentsError {}
+
 /**
- * The default store: a bounded map in this process's memory (ids are evicted after `ttlMs`, or
- * oldest first beyond `max`). Enough for one instance; behind a load balancer use
+ * The default store: a bounded map in this process's memory. Handled ids are remembered for
+ * `ttlMs`, ids in flight for `leaseMs`; at most `max` ids in all (see
+ * {@link MemoryDedupeStoreOptions.max}). Enough for one instance; behind a load balancer use
  * {@link redisDedupeStore}, since each instance has its own memory.
  */
 export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): WebhookDedupeStore {
   const ttlMs = positiveInt(options.ttlMs, DAY_MS, 'memoryDedupeStore: ttlMs');
   const max = positiveInt(options.max, 10_000, 'memoryDedupeStore: max');
   const leaseMs = Math.min(positiveInt(options.leaseMs, LEASE_MS, 'memoryDedupeStore: leaseMs'), ttlMs);
-  // Every change re-inserts its entry, so the Map's order is the order of last change, not of expiry
-  // (a 30 s lease can sit behind a 24 h entry): each write drops the expired entries ahead of the
-  // first live one (amortised O(1)), a lookup drops its own entry once expired, and `max` bounds the rest.
-  const entries = new Map<string, { done: boolean; expiresAt: number }>();
+  // Two maps, id → expiry. Every entry of one map has the same lifetime (leaseMs, or ttlMs) and is
+  // (re)inserted when it starts, so each map's order is its expiry order: the expired entries are
+  // always at its front, and dropping them costs O(1) per entry.
+  const inFlight = new Map<string, number>();
+  const handled = new Map<string, number>();
 
-  const live = (id: string, now: number) => {
-    const entry = entries.get(id);
-    if (entry && entry.expiresAt <= now) entries.delete(id);
-    return entry && entry.expiresAt > now ? entry : undefined;
-  };
-  const put = (id: string, done: boolean, now: number) => {
-    entries.delete(id);
-    for (const [key, entry] of entries) {
-      if (entries.size < max && entry.expiresAt > now) break;
-      entries.delete(key);
+  const dropExpired = (map: Map<string, number>, now: number) => {
+    for (const [key, expiresAt] of map) {
+      if (expiresAt > now) break;
+      map.delete(key);
     }
-    entries.set(id, { done, expiresAt: now + (done ? ttlMs : leaseMs) });
+  };
+  const live = (map: Map<string, number>, id: string, now: number) => {
+    const expiresAt = map.get(id);
+    if (expiresAt === undefined) return false;
+    if (expiresAt > now) return true;
+    map.delete(id);
+    return false;
+  };
+  /** Frees a slot for one more id: expired ids first, then the oldest handled one, never one in flight. */
+  const makeRoom = (now: number) => {
+    dropExpired(inFlight, now);
+    dropExpired(handled, now);
+    if (inFlight.size + handled.size < max) return true;
+    const oldest = handled.keys().next();
+    if (oldest.done) return false;
+    handled.delete(oldest.value);
+    return true;
   };
 
   return {
     async claim(id) {
       const now = Date.now();
-      if (live(id, now)) return false;
-      put(id, false, now);
+      if (live(handled, id, now) || live(inFlight, id, now)) return false;
+      if (!makeRoom(now)) {
+        throw new DedupeStoreFullError(
+          `memoryDedupeStore: all ${max} slots hold events still being handled; answered 503 so the service delivers again later (raise max, or use a shared store).`,
+        );
+      }
+      inFlight.set(id, now + leaseMs);
       return true;
     },
     async release(id) {
-      entries.delete(id);
+      inFlight.delete(id);
     },
     async complete(id) {
-      put(id, true, Date.now());
+      const now = Date.now();
+      // The id's own slot moves from inFlight to handled; an id whose lease already ran out needs a new one.
+      if (!inFlight.delete(id)) makeRoom(now);
+      handled.delete(id);
+      handled.set(id, now + ttlMs);
     },
     async isComplete(id) {
-      return live(id, Date.now())?.done === true;
+      return live(handled, id, Date.now());
     },
   };
 }
@@ -148,6 +178,9 @@ export interface RedisDedupeStoreOptions {
  * A store shared by every instance, on Redis. Pass a connected node-redis (`createClient()`) or
  * ioredis (`new Redis()`) client, or cluster; which one it is is recognised from the client itself
  * (ioredis has `call`, node-redis has `sendCommand`), and the SDK depends on neither.
+ *
+ * The handlers bound each call by their `dedupeTimeoutMs`, so a Redis that stops answering costs
+ * a 503 (or, after `onEvent` succeeded, a reported failure), never an answer past the service's wait.
  *
  * Commands: `SET key processing NX PX leaseMs` to claim, `SET key done PX ttlMs` to complete,
  * `GET key` to tell a handled id from one in flight, `DEL key` to release. For another client

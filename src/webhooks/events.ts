@@ -11,6 +11,7 @@
  * @module
  */
 import { formatIssues, isRecord, type ValidationIssue, WebhookVerificationError } from '../core/errors.js';
+import { isExactId } from '../internal/json.js';
 import type { Payment } from '../schemas/payment.js';
 import type { Payout } from '../schemas/payout.js';
 
@@ -125,9 +126,10 @@ function fieldProblem(rule: FieldRule, value: unknown): string | undefined {
     return typeof value === 'number' ? `must be an integer, got ${value}` : `must be an integer, got ${kind(value)}`;
   }
   if (rule === 'id?') {
-    // Finite, as PayoutSchema demands (JSON carries no Infinity or NaN, but an object passed in may).
-    if (typeof value === 'string' || (typeof value === 'number' && Number.isFinite(value))) return undefined;
-    return `must be a string or a number, got ${typeof value === 'number' ? value : kind(value)}`;
+    // As PayoutSchema demands: a number id must be exact (a safe integer); the parser keeps a longer
+    // one as its digits, in a string.
+    if (isExactId(value)) return undefined;
+    return `must be a string or a safe integer, got ${typeof value === 'number' ? value : kind(value)}`;
   }
   return undefined;
 }
@@ -167,7 +169,8 @@ function invalid(message: string): WebhookVerificationError {
  * Builds the typed event from a parsed, signature-checked body. Throws `invalid_payload` when the
  * body is not `{ id, type, data }` (service-api.md §2.6) or `data` does not match its resource.
  * `id` may be a string or a number (its type is not documented); a number is turned into its text,
- * so that deduplication keys and `event.id` are always strings.
+ * so that deduplication keys and `event.id` are always strings. A number beyond 2^53 arrives here
+ * as its exact digits (see `parseJson`), or is refused where the runtime cannot give them.
  */
 export function toWebhookEvent(body: unknown): WebhookEvent | UnknownWebhookEvent {
   if (!isRecord(body)) {
@@ -175,8 +178,15 @@ export function toWebhookEvent(body: unknown): WebhookEvent | UnknownWebhookEven
   }
   const problems: string[] = [];
   const { id, type, data } = body;
-  const idOk = (typeof id === 'string' && id !== '') || (typeof id === 'number' && Number.isFinite(id));
-  if (!idOk) problems.push(`id: must be a non-empty string or a number, got ${kind(id)}`);
+  // A number id must be exact: beyond 2^53 two ids would read as one, and deduplication would then
+  // drop a different event. The parser keeps such an id as its digits (a string) where it can.
+  if (id === '' || !isExactId(id)) {
+    problems.push(
+      typeof id === 'number'
+        ? `id: must be a string or a safe integer, got ${id} (this runtime cannot read it exactly)`
+        : `id: must be a non-empty string or a number, got ${kind(id)}`,
+    );
+  }
   if (typeof type !== 'string' || type === '') problems.push(`type: must be a non-empty string, got ${kind(type)}`);
   if (data === undefined) problems.push('data: is required');
   if (problems.length > 0) throw invalid(`${problems.join('; ')} (an event is { id, type, data }, service-api.md §2.6).`);

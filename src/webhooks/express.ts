@@ -10,7 +10,8 @@ import { rawBytes } from './sign.js';
 
 /**
  * The part of a Node request used: `http.IncomingMessage`, Express's `Request`, Next.js's
- * `NextApiRequest` (Pages Router, with `bodyParser: false`) all have it.
+ * `NextApiRequest` (Pages Router, with `bodyParser: false`) and Koa's `ctx.req` all have it; so does
+ * Fastify's `request` (its body from a `parseAs: 'buffer'` content-type parser, its stream in `raw`).
  */
 export interface NodeWebhookRequest {
   method?: string;
@@ -21,8 +22,10 @@ export interface NodeWebhookRequest {
   rawBody?: unknown;
   /** `true` once the body stream was read to its end (by a body parser, say). */
   readableEnded?: boolean;
-  /** Subscribes to the request stream (`data`, `end`, `error`), to read the raw body. */
-  on(event: string, listener: (...args: never[]) => void): unknown;
+  /** Subscribes to the request stream (`data`, `end`, `error`), to read the raw body. Absent on a Fastify request. */
+  on?(event: string, listener: (...args: never[]) => void): unknown;
+  /** The Node request under a framework's own request object (Fastify's `request.raw`). */
+  raw?: unknown;
 }
 
 /** The part of a Node response used: `http.ServerResponse` and Express's `Response` have it. */
@@ -50,7 +53,7 @@ export function expressWebhook(options: WebhookHandlerOptions): (req: NodeWebhoo
   const core = createWebhookCore(options, 'expressWebhook');
   return async (req, res) => {
     const method = req.method;
-    const body = (method ?? '').toUpperCase() === 'POST' ? await readNodeBody(req, core.maxBodyBytes) : new Uint8Array();
+    const body = (method ?? '').toUpperCase() === 'POST' ? await readNodeBody(req, res, core.maxBodyBytes) : new Uint8Array();
     if (body === 'aborted') return;
     const result = await core.handle(method, body, req.headers);
     if (res.headersSent) return;
@@ -60,23 +63,22 @@ export function expressWebhook(options: WebhookHandlerOptions): (req: NodeWebhoo
   };
 }
 
-function readNodeBody(req: NodeWebhookRequest, max: number): Promise<Uint8Array | BodyProblem | 'aborted'> {
+function readNodeBody(req: NodeWebhookRequest, res: NodeWebhookResponse, max: number): Promise<Uint8Array | BodyProblem | 'aborted'> {
   const given = rawBytes(req.rawBody) ?? rawBytes(req.body);
   if (given) return Promise.resolve(given.byteLength > max ? { status: 413 } : given);
-  if (req.readableEnded === true) {
-    // Someone read the stream before us. A parsed `req.body` tells who.
-    const parsed = req.body !== undefined && req.body !== null;
-    return Promise.resolve({
-      status: 400,
-      message: consumedBodyMessage(
-        parsed
-          ? 'The body was already parsed (req.body is an object: express.json() or another parser ran on this route), so the signed bytes are gone.'
-          : 'The request body stream was already read by another middleware, so the signed bytes are gone.',
-      ),
-    });
+  const stream = typeof req.on === 'function' ? req : (req.raw as NodeWebhookRequest | undefined);
+  if (typeof stream?.on !== 'function' || stream.readableEnded === true) {
+    // Someone read the stream before us. A parsed `req.body` tells that a parser did; the objects
+    // often tell which framework's, and so which fix applies.
+    const what = parsedOn(req)
+      ? 'The body was already parsed (req.body is an object: a body parser ran on this route), so the signed bytes are gone.'
+      : 'The request body stream was already read by another middleware, so the signed bytes are gone.';
+    const fix = frameworkFix(req, res);
+    return Promise.resolve({ status: 400, message: fix ? `${what} ${fix}` : consumedBodyMessage(what) });
   }
   // Still unread (no parser, or a parser that skipped this content type, e.g. express.raw() with
   // its default type application/octet-stream): read it here.
+  const on = stream.on.bind(stream);
   return new Promise((resolve) => {
     const chunks: Uint8Array[] = [];
     let size = 0;
@@ -87,16 +89,50 @@ function readNodeBody(req: NodeWebhookRequest, max: number): Promise<Uint8Array 
         resolve(value);
       }
     };
-    req.on('data', (chunk: unknown) => {
+    on('data', (chunk: unknown) => {
       if (settled) return;
       const bytes = rawBytes(chunk) ?? new Uint8Array();
       size += bytes.byteLength;
       if (size > max) settle({ status: 413 });
       else chunks.push(bytes);
     });
-    req.on('end', () => settle(concat(chunks, size)));
+    on('end', () => settle(concat(chunks, size)));
     // A stream error or a sender gone before the end: no answer can reach it.
-    req.on('error', () => settle('aborted'));
-    req.on('close', () => settle('aborted'));
+    on('error', () => settle('aborted'));
+    on('close', () => settle('aborted'));
   });
+}
+
+/**
+ * The raw-body fix for the framework that read the body, told by what it leaves on the request and
+ * response objects; `undefined` when none is recognised (the message then lists the fixes of all).
+ */
+function frameworkFix(req: NodeWebhookRequest, res: NodeWebhookResponse): string | undefined {
+  const has = (value: unknown, method: string) =>
+    (typeof value === 'object' || typeof value === 'function') &&
+    value !== null &&
+    typeof (value as Record<string, unknown>)[method] === 'function';
+  const request = req as unknown as Record<string, unknown>;
+  // Fastify's request carries its server instance; its default JSON parser read the body.
+  if (has(request.server, 'addContentTypeParser')) {
+    return "Fastify's JSON parser read it: in the webhook route's scope, register a parser that keeps the bytes, `scope.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body))`.";
+  }
+  // Next.js API routes (Pages Router) add revalidate() and setDraftMode() to the response.
+  if (has(res, 'revalidate') || has(res, 'setDraftMode')) {
+    return 'Next.js parsed it (the API routes body parser is on by default): export `const config = { api: { bodyParser: false } }` from this route file.';
+  }
+  // Express links the request to its app (a function with methods).
+  if (has(request.app, 'use')) {
+    return "Declare the webhook route before `app.use(express.json())`, or mount `express.raw({ type: 'application/json' })` on it (expressWebhook takes its Buffer).";
+  }
+  // Koa presets 404 on every response before its middleware runs; a plain Node response starts at 200.
+  if (res.statusCode === 404 && res.headersSent !== true && !parsedOn(req)) {
+    return 'In Koa, a body parser (@koa/bodyparser, koa-body) read it before this route: mount the webhook route before it, or hand over the raw body it kept, `Object.assign(ctx.req, { rawBody: ctx.request.rawBody })`.';
+  }
+  return undefined;
+}
+
+/** `true` when a parser left its result on the Node request itself (Koa's parsers keep it on `ctx.request`). */
+function parsedOn(req: NodeWebhookRequest): boolean {
+  return req.body !== undefined && req.body !== null;
 }

@@ -31,8 +31,8 @@ export type WebhookEventHandlers = {
 /** What {@link WebhookHandlerOptions.onError} is told about a delivery answered with an error. */
 export interface WebhookErrorInfo {
   /**
-   * The HTTP status answered: 400, 409, 413 or 500; or 200 when the event was handled but the
-   * dedupe store failed to record it.
+   * The HTTP status answered: 400, 409, 413, 500 or 503 (the dedupe store failed, timed out or is
+   * full); or 200 when the event was handled but the dedupe store failed to record it in time.
    */
   status: number;
   /** The verification failure, when the status is 400. */
@@ -64,9 +64,18 @@ export interface WebhookHandlerOptions {
    */
   dedupe?: WebhookDedupeStore | false;
   /**
-   * Told about every delivery answered 400, 409, 413 or 500, and about a 200 whose completion the
-   * dedupe store could not record, with the full reason (the answer itself stays terse). Not told
-   * about a 405. Default: `console.error` for 500, `console.warn` for the others. Never given a secret.
+   * How long one call to the dedupe store may take, in ms, before it counts as failed. Default 2000.
+   * A claim that fails or takes longer is answered 503 (the service delivers again later) without
+   * calling `onEvent`; a completion or release that does is reported to `onError` and does not change
+   * the answer (an event whose handler succeeded is answered 200 and never handled again). A
+   * delivery makes at most two store calls besides `onEvent`, so with the default the store adds at
+   * most 4 s, whatever the Redis client's own timeouts: the service waits 10 s for an answer.
+   */
+  dedupeTimeoutMs?: number;
+  /**
+   * Told about every delivery answered 400, 409, 413, 500 or 503, and about a 200 whose completion
+   * the dedupe store could not record, with the full reason (the answer itself stays terse). Not told
+   * about a 405. Default: `console.error` for 500 and 503, `console.warn` for the others. Never given a secret.
    */
   onError?: (error: unknown, info: WebhookErrorInfo) => void;
   /** Largest body accepted, in bytes; a larger one is answered 413. Default 1 MiB. */
@@ -93,6 +102,7 @@ const PUBLIC_REASON_MESSAGE: Record<WebhookVerificationError['reason'], string |
 };
 
 const MAX_BODY_BYTES = 1024 * 1024;
+const DEDUPE_TIMEOUT_MS = 2000;
 
 /** The framework-independent core of both handlers. */
 export interface WebhookCore {
@@ -128,6 +138,9 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)
     throw new PaymentsError(`${where}: maxBodyBytes must be a positive integer.`);
+  const dedupeTimeoutMs = options.dedupeTimeoutMs ?? DEDUPE_TIMEOUT_MS;
+  if (!Number.isSafeInteger(dedupeTimeoutMs) || dedupeTimeoutMs < 1 || dedupeTimeoutMs > 60_000)
+    throw new PaymentsError(`${where}: dedupeTimeoutMs must be an integer number of milliseconds from 1 to 60000.`);
   const report = options.onError ?? defaultOnError;
   const tell = (error: unknown, info: WebhookErrorInfo) => {
     try {
@@ -143,11 +156,11 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
     (own(event.type) ?? (event.type.startsWith('payout.') ? own('payout.*') : undefined) ?? onEvent) as
       | ((event: unknown) => unknown)
       | undefined;
-  // A store call that fails (even by throwing synchronously) is reported, never thrown: the
-  // answer is already decided by what onEvent did.
-  const quietly = async (call: () => Promise<void> | undefined, event: WebhookEvent, status: number) => {
+  // A store call after onEvent that fails, throws synchronously or takes too long is reported, never
+  // thrown: the answer is already decided by what onEvent did.
+  const quietly = async (what: string, call: () => Promise<void> | undefined, event: WebhookEvent, status: number) => {
     try {
-      await call();
+      await withinTime(what, Promise.resolve().then(call), dedupeTimeoutMs);
     } catch (error) {
       tell(error, { status, event });
     }
@@ -190,11 +203,20 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
 
       const id = event.id;
       if (dedupe) {
+        const claim = Promise.resolve().then(() => dedupe.claim(id));
         try {
-          if (!(await dedupe.claim(id))) {
+          if (!(await withinTime('claim', claim, dedupeTimeoutMs))) {
             // In flight elsewhere (not yet complete): 409 keeps the service retrying, in case that
             // attempt fails; a 200 would count the event delivered (§6.4).
-            if (dedupe.isComplete && !(await dedupe.isComplete(id))) {
+            const isComplete = dedupe.isComplete;
+            if (
+              isComplete &&
+              !(await withinTime(
+                'isComplete',
+                Promise.resolve().then(() => isComplete.call(dedupe, id)),
+                dedupeTimeoutMs,
+              ))
+            ) {
               tell(new PaymentsError(`Webhook event ${id} is already being handled; answered 409 so the service retries later.`), {
                 status: 409,
                 event,
@@ -204,23 +226,37 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
             return answer(200, { received: true, duplicate: true });
           }
         } catch (error) {
-          tell(error, { status: 500, event });
-          return answer(500, { error: 'Deduplication store unavailable.' });
+          // A claim that lands after the answer would hold the id for a whole lease: given back.
+          if (error instanceof DedupeTimeoutError) claim.then((won) => (won ? dedupe.release(id) : undefined)).catch(() => {});
+          tell(error, { status: 503, event });
+          return answer(503, { error: 'Deduplication store unavailable; retry later.' }, { 'retry-after': '60' });
         }
       }
 
       try {
         await handler(event);
       } catch (error) {
-        if (dedupe) await quietly(() => dedupe.release(id), event, 500);
+        if (dedupe) await quietly('release', () => dedupe.release(id), event, 500);
         tell(error, { status: 500, event });
         // The merchant's error stays in the logs: its message may hold anything.
         return answer(500, { error: 'The webhook handler failed; the service will retry.' });
       }
-      if (dedupe?.complete) await quietly(() => dedupe.complete?.(id), event, 200);
+      if (dedupe?.complete) await quietly('complete', () => dedupe.complete?.(id), event, 200);
       return answer(200, { received: true });
     },
   };
+}
+
+/** A dedupe store call that did not settle within `dedupeTimeoutMs`. */
+class DedupeTimeoutError extends PaymentsError {}
+
+/** `work`, or a {@link DedupeTimeoutError} once `ms` have passed (the timer never outlives the race). */
+function withinTime<T>(what: string, work: Promise<T>, ms: number): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new DedupeTimeoutError(`The dedupe store's ${what} did not answer within ${ms} ms.`)), ms);
+  });
+  return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
 
 function answer(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): WebhookResponse {
@@ -252,8 +288,8 @@ export function consumedBodyMessage(what: string): string {
  * ```
  * Answers 200 once the handler resolved (or for an `id` already handled: the handler is not called
  * again), 400 `{ error, reason }` for a delivery that fails verification, 500 when the handler threw
- * (the service retries, service-api.md §6.4), 405 for a method other than POST, 413 beyond
- * `maxBodyBytes`. Pass the request untouched: the signature covers the raw body.
+ * (the service retries, service-api.md §6.4), 503 when the dedupe store failed or did not answer
+ * within `dedupeTimeoutMs`, 405 for a method other than POST, 413 beyond `maxBodyBytes`. Pass the request untouched: the signature covers the raw body.
  */
 export function webhookHandler(options: WebhookHandlerOptions): (request: Request) => Promise<Response> {
   const core = createWebhookCore(options, 'webhookHandler');

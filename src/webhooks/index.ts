@@ -10,6 +10,7 @@
  */
 export { WebhookVerificationError, type WebhookVerificationReason } from '../core/errors.js';
 export {
+  DedupeStoreFullError,
   type IORedisLikeClient,
   type MemoryDedupeStoreOptions,
   memoryDedupeStore,

@@ -6,6 +6,7 @@
  * @module
  */
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
+import { parseJson } from '../internal/json.js';
 import { kind, toWebhookEvent, type WebhookEvent } from './events.js';
 import { hmacSha256Sync, hmacSha256Web, nodeCrypto, type RawPayload, rawBytes } from './sign.js';
 
@@ -214,7 +215,7 @@ function parseBody(raw: string | Uint8Array): unknown {
     throw new WebhookVerificationError('invalid_payload', 'Invalid webhook payload: the body is not UTF-8 text.');
   }
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch {
     throw new WebhookVerificationError('invalid_payload', 'Invalid webhook payload: the body is not JSON (service-api.md §6.2).');
   }
@@ -226,7 +227,10 @@ export const RAW_BODY_HELP =
   "in Express, mount `express.raw({ type: 'application/json' })` on the webhook route (before any `express.json()`), " +
   'or use `expressWebhook()`, which reads the body itself; ' +
   'in Next.js (App Router) and other fetch-style handlers, pass `await request.text()` (never `request.json()`), ' +
-  'or use `webhookHandler()`; in Hono, pass `c.req.raw` to `webhookHandler()` or `await c.req.text()` to `verifyWebhook()`.';
+  'or use `webhookHandler()`; in the Next.js Pages Router, export `config = { api: { bodyParser: false } }` from the route; ' +
+  "in Fastify, register a content-type parser with `parseAs: 'buffer'` for the webhook route; in Koa, pass `ctx.request.rawBody` " +
+  '(kept by @koa/bodyparser) or declare the route before the body parser; ' +
+  'in Hono, pass `c.req.raw` to `webhookHandler()` or `await c.req.text()` to `verifyWebhook()`.';
 
 function notRawBodyMessage(payload: unknown): string {
   if (payload === undefined || payload === null) return `No webhook payload was given (got ${String(payload)}). ${RAW_BODY_HELP}`;

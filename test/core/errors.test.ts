@@ -214,7 +214,8 @@ describe('429', () => {
     expect(parseRetryAfter('Fri, 20 Nov 2026 10:15:42 GMT', now)).toBe(42);
     expect(parseRetryAfter('Fri, 20 Nov 2026 10:14:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('12', now)).toBe(12);
-    expect(parseRetryAfter(' 1.5 ', now)).toBe(1.5);
+    expect(parseRetryAfter(' 12 ', now)).toBe(12);
+    expect(parseRetryAfter('1.5', now)).toBeUndefined();
     expect(parseRetryAfter('soon', now)).toBeUndefined();
     expect(parseRetryAfter('', now)).toBeUndefined();
     expect(parseRetryAfter(null, now)).toBeUndefined();

@@ -1,7 +1,7 @@
 /**
  * A fetch replaced BEFORE the SDK is loaded (vitest-fetch-mock's `enableMocks()` or a
- * `vi.stubGlobal('fetch', …)` in a setup file): the SDK must send through it on Node too, never
- * around it with node:http, or a merchant's test would reach the real service with their key.
+ * `vi.stubGlobal('fetch', …)` in a setup file): the SDK must send through it, or a merchant's test
+ * would reach the real service with their key.
  */
 import { afterAll, expect, it, vi } from 'vitest';
 import { API_KEY, payment } from '../helpers/fixtures.js';
@@ -17,7 +17,8 @@ it('the stub answers every call, with the key and the URL the client built', asy
   const client = new PaymentsClient({ apiKey: API_KEY, baseUrl: 'http://127.0.0.1:4020', maxRetries: 0 });
   await expect(client.payments.retrieve('p-1')).resolves.toEqual(payment());
   expect(stub).toHaveBeenCalledTimes(1);
-  const [url, init] = stub.mock.calls[0] ?? [];
-  expect(url).toBe('http://127.0.0.1:4020/api/v1/payments/p-1');
-  expect(new Headers(init?.headers).get('authorization')).toBe(`Bearer ${API_KEY}`);
+  const [input, init] = stub.mock.calls[0] ?? [];
+  const request = new Request(input ?? '', init);
+  expect(request.url).toBe('http://127.0.0.1:4020/api/v1/payments/p-1');
+  expect(request.headers.get('authorization')).toBe(`Bearer ${API_KEY}`);
 });

@@ -1,7 +1,6 @@
 /**
  * A merchant's test setup that starts msw BEFORE the SDK is loaded (a Vitest `setupFiles`, a Jest
- * setup file importing their handlers): the SDK finds msw's `fetch` in place from the start, which is
- * not Node's own, so it sends through it and msw answers.
+ * setup file importing their handlers): the SDK sends through msw's `fetch`, and msw answers.
  */
 import { HttpResponse, http } from 'msw';
 import { setupServer } from 'msw/node';
@@ -20,8 +19,7 @@ const server = setupServer(
 );
 // Started at module evaluation, before the SDK is imported below.
 server.listen({ onUnhandledFrame: 'error' });
-// msw answers node:http too (its ClientRequest interceptor), so which exchange was taken is told by
-// a spy over msw's fetch, installed with it.
+// A spy over msw's fetch: the call went through fetch, not around it.
 const viaFetch = vi.spyOn(globalThis, 'fetch');
 afterAll(() => {
   viaFetch.mockRestore();

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import type { ClientOptions } from 'payments-sdk';
+import { inspect } from 'node:util';
 import { payment } from '../helpers/fixtures.js';
 
 /** One request as the server saw it. */
@@ -116,11 +116,16 @@ export function answerCreation({ res, seen, server }: Exchange): void {
   server.json(res, outcome.status, { data: outcome.resource });
 }
 
-/**
- * The two exchanges the client has on Node, for suites that run against both: `node:http` (the
- * default when no `fetch` is given) and `fetch` (taken when one is, here the global one).
- */
-export const TRANSPORTS: [name: string, options: ClientOptions][] = [
-  ['node:http', {}],
-  ['fetch', { fetch: (input, init) => globalThis.fetch(input, init) }],
-];
+/** Every string a value holds, deep: util.inspect with hidden members, each own property, bytes decoded. */
+export function everythingIn(value: unknown, seen = new Set<unknown>()): string {
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
+  if (seen.has(value)) return '';
+  seen.add(value);
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('latin1');
+  const parts = [inspect(value, { showHidden: true, depth: 8 })];
+  for (const key of Reflect.ownKeys(value)) {
+    const descriptor = Object.getOwnPropertyDescriptor(value, key);
+    if (descriptor && 'value' in descriptor) parts.push(everythingIn(descriptor.value, seen));
+  }
+  return parts.join('\n');
+}

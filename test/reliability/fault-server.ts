@@ -160,8 +160,6 @@ export interface FaultServer {
   faultCounts: Record<Fault, number>;
   /** Requests that carried no Idempotency-Key (must stay 0). */
   missingKey: number;
-  /** Requests that carried `sec-fetch-mode`, which undici's fetch always sends and node:http never does. */
-  viaFetch: number;
   /** Total resources created. */
   creations(): number;
   close(): Promise<void>;
@@ -174,7 +172,6 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
   const faultCounts = Object.fromEntries(FAULTS.map((f) => [f, 0])) as Record<Fault, number>;
   const timers = new Set<NodeJS.Timeout>();
   let missingKey = 0;
-  let viaFetch = 0;
 
   const logOf = (op: number): OperationLog => {
     let log = ops.get(op);
@@ -229,7 +226,6 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
     if (!match) return send(res, 422, JSON.stringify({ message: 'description must be op-<n>', errors: { description: ['op-<n>'] } }));
     const op = Number(match[1]);
     const key = req.headers['idempotency-key'];
-    if (req.headers['sec-fetch-mode'] !== undefined) viaFetch++;
     const log = logOf(op);
     log.attempts++;
     if (typeof key !== 'string' || key === '') {
@@ -310,9 +306,6 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
     faultCounts,
     get missingKey() {
       return missingKey;
-    },
-    get viaFetch() {
-      return viaFetch;
     },
     creations: () => resources.size,
     close: async () => {

@@ -16,7 +16,7 @@ import { signWebhookPayload, verifyWebhook, webhookHandler } from 'payments-sdk/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as errorsModule from '../../src/core/errors.js';
 import { API_KEY, payment } from '../helpers/fixtures.js';
-import { type Exchange, startServer, type TestServer, TRANSPORTS } from '../network/server.js';
+import { type Exchange, startServer, type TestServer } from '../network/server.js';
 
 const WEBHOOK_SECRET = 'whsec_ReliabilitySuiteSigningSecret9f3a7c';
 // The distinctive parts: what a leak shows even with the prefix cut or the text truncated.
@@ -161,9 +161,6 @@ afterAll(async () => {
 
 const charge = { amount: 5000, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' };
 
-/** The exchange of the describe.each block running (see the end of the file). */
-let transport: Partial<ConstructorParameters<typeof PaymentsClient>[0]> = {};
-
 function client(logger: Logger, extra: Partial<ConstructorParameters<typeof PaymentsClient>[0]> = {}) {
   return new PaymentsClient({
     apiKey: API_KEY,
@@ -174,7 +171,6 @@ function client(logger: Logger, extra: Partial<ConstructorParameters<typeof Paym
     retryBackoff: { initialMs: 1, maxMs: 2 },
     logger,
     logLevel: 'debug',
-    ...transport,
     ...extra,
   });
 }
@@ -352,14 +348,7 @@ const ERROR_CLASSES = Object.entries(errorsModule)
   .filter(([, value]) => typeof value === 'function' && value.prototype instanceof Error)
   .map(([name]) => name);
 
-// Every case over both exchanges of the client on Node: their network errors and answers differ.
-describe.each(TRANSPORTS)('over %s', (name, options) => {
-  let firstRequest = 0;
-  beforeAll(() => {
-    transport = options;
-    firstRequest = server.requests.length;
-  });
-
+describe('over ky and the platform fetch', () => {
   describe('secret hygiene across every error class (debug logging on)', () => {
     const produced = new Set<string>();
 
@@ -418,11 +407,5 @@ describe.each(TRANSPORTS)('over %s', (name, options) => {
       expectClean(error, expected);
       expectClean(lines, 'the log');
     });
-  });
-
-  it('sent every request of this block through the exchange it names (fetch sends sec-fetch-mode, node:http never)', () => {
-    const mine = server.requests.slice(firstRequest);
-    expect(mine.length).toBeGreaterThan(0);
-    expect(new Set(mine.map((r) => r.headers['sec-fetch-mode'] !== undefined))).toEqual(new Set([name === 'fetch']));
   });
 });

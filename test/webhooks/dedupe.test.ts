@@ -1,10 +1,19 @@
 /** The dedupe stores: in memory, and on a REAL redis-server started here (node-redis and ioredis clients). */
 import { Redis } from 'ioredis';
 import { PaymentsError } from 'payments-sdk';
-import { memoryDedupeStore, redisDedupeStore, type WebhookDedupeStore, webhookHandler } from 'payments-sdk/webhooks';
+import {
+  DedupeStoreFullError,
+  type IORedisLikeClient,
+  memoryDedupeStore,
+  type NodeRedisLikeClient,
+  redisDedupeStore,
+  type WebhookDedupeStore,
+  webhookHandler,
+} from 'payments-sdk/webhooks';
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { deliveryHeaders, eventBody, type RedisServer, SECRET, startRedisServer } from './support.js';
+import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
+import { deliveryHeaders, eventBody, SECRET } from './support.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -57,7 +66,7 @@ describe('memoryDedupeStore', () => {
     expect(await store.claim('a')).toBe(true);
   });
 
-  it('is bounded: beyond max, the oldest ids are forgotten first', async () => {
+  it('is bounded: beyond max, the oldest handled ids are forgotten first', async () => {
     const store = memoryDedupeStore({ max: 3 });
     for (const id of ['a', 'b', 'c', 'd']) {
       expect(await store.claim(id)).toBe(true);
@@ -69,12 +78,55 @@ describe('memoryDedupeStore', () => {
     expect(await store.claim('b')).toBe(true);
   });
 
-  it('stays within max under many ids', async () => {
+  it('never evicts a live claim: after max other events, an id still in flight cannot be claimed twice', async () => {
     const store = memoryDedupeStore({ max: 100 });
-    for (let i = 0; i < 5_000; i++) await store.claim(`evt_${i}`);
+    expect(await store.claim('running')).toBe(true);
+    for (let i = 0; i < 1_000; i++) {
+      expect(await store.claim(`evt_${i}`)).toBe(true);
+      await store.complete?.(`evt_${i}`);
+    }
+    expect(await store.claim('running')).toBe(false);
+    expect(await store.isComplete?.('running')).toBe(false);
+  });
+
+  it('evicts expired ids before live handled ones', async () => {
+    vi.useFakeTimers({ now: 0 });
+    const store = memoryDedupeStore({ max: 2, ttlMs: 10_000, leaseMs: 1_000 });
+    await store.claim('handled');
+    await store.complete?.('handled'); // remembered until 10 000
+    await store.claim('stale-claim'); // its holder died: the lease runs out at 1 000
+    vi.setSystemTime(2_000);
+    // Full, and the oldest entry is the live handled id: the expired lease goes instead.
+    expect(await store.claim('new')).toBe(true);
+    expect(await store.claim('handled')).toBe(false);
+    expect(await store.isComplete?.('handled')).toBe(true);
+  });
+
+  it('full of claims in flight: refuses the next one (the handler answers 503), and takes it once a slot frees', async () => {
+    const store = memoryDedupeStore({ max: 2 });
+    expect(await store.claim('a')).toBe(true);
+    expect(await store.claim('b')).toBe(true);
+    await expect(store.claim('c')).rejects.toBeInstanceOf(DedupeStoreFullError);
+    const onEvent = vi.fn();
+    const handle = webhookHandler({ secret: SECRET, onEvent, dedupe: store, onError: () => {} });
+    const body = eventBody({ id: 'c' });
+    const response = await handle(new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: deliveryHeaders(body) }));
+    expect(response.status).toBe(503);
+    expect(onEvent).not.toHaveBeenCalled();
+    await store.complete?.('a');
+    expect(await store.claim('c')).toBe(true); // "a" (handled) makes room; "b" (in flight) stays
+    expect(await store.claim('b')).toBe(false);
+  });
+
+  it('stays within max under many handled ids', async () => {
+    const store = memoryDedupeStore({ max: 100 });
+    for (let i = 0; i < 5_000; i++) {
+      await store.claim(`evt_${i}`);
+      await store.complete?.(`evt_${i}`);
+    }
     let remembered = 0;
-    for (let i = 0; i < 5_000; i++) if (!(await store.claim(`evt_${i}`))) remembered++;
-    expect(remembered).toBeLessThanOrEqual(100);
+    for (let i = 0; i < 5_000; i++) if (await store.isComplete?.(`evt_${i}`)) remembered++;
+    expect(remembered).toBe(100);
   });
 
   it('refuses bad options', () => {
@@ -84,13 +136,12 @@ describe('memoryDedupeStore', () => {
   });
 });
 
-describe('redisDedupeStore on a real redis-server', () => {
+describeRedis('redisDedupeStore on a real redis-server', () => {
   let redis: RedisServer;
   let nodeRedis: ReturnType<typeof createClient>;
   let ioredis: Redis;
 
   beforeAll(async () => {
-    // Fails (never skips) when redis-server is not installed: see startRedisServer.
     redis = await startRedisServer();
     nodeRedis = createClient({ url: redis.url });
     await nodeRedis.connect();
@@ -188,4 +239,166 @@ describe('redisDedupeStore on a real redis-server', () => {
     expect(() => redisDedupeStore(null as never)).toThrow(PaymentsError);
     expect(() => redisDedupeStore(nodeRedis, { ttlMs: -5 })).toThrow(/ttlMs must be a positive integer/);
   });
+});
+
+/**
+ * A Redis that stops answering mid-delivery (SIGSTOP: connections stay open, nothing answers; or
+ * killed). The service waits 10 s for an answer (service-api.md §8) and then counts a failure, so
+ * every store call is bounded by `dedupeTimeoutMs`; the clients keep their DEFAULT settings, under
+ * which a command waits as long as the connection stays up.
+ */
+describeRedis('a redis-server that stops answering mid-delivery', () => {
+  const TIMEOUT = 400;
+  /** Generous: the store calls of one delivery (at most three bounded ones) plus slack for a busy machine. */
+  const bound = (timeoutMs: number) => 3 * timeoutMs + 1500;
+
+  interface Setup {
+    redis: RedisServer;
+    store: WebhookDedupeStore;
+    /** Reads a key through a fresh connection (the store's own may be stuck). */
+    peek(key: string): Promise<string | null>;
+    close(): Promise<void>;
+  }
+
+  /** A server of its own (a pause stops every client on it) and a store on a client with default settings. */
+  async function setUp(connect: (redis: RedisServer) => Promise<{ client: NodeRedisLikeClient | IORedisLikeClient; destroy(): void }>) {
+    const redis = await startRedisServer();
+    const { client, destroy } = await connect(redis);
+    const setup: Setup = {
+      redis,
+      store: redisDedupeStore(client, { prefix: 'stuck:' }),
+      peek: (key) => peek(redis, key),
+      async close() {
+        destroy();
+        await redis.stop();
+      },
+    };
+    return setup;
+  }
+
+  const clients = {
+    'node-redis': () =>
+      setUp(async (redis) => {
+        const client = createClient({ url: redis.url });
+        client.on('error', () => {});
+        await client.connect();
+        return { client, destroy: () => client.destroy() };
+      }),
+    ioredis: () =>
+      setUp(async (redis) => {
+        const client = new Redis(redis.port, '127.0.0.1');
+        client.on('error', () => {});
+        return { client, destroy: () => client.disconnect() };
+      }),
+  };
+
+  async function peek(redis: RedisServer, key: string): Promise<string | null> {
+    const reader = new Redis(redis.port, '127.0.0.1', { lazyConnect: true });
+    try {
+      await reader.connect();
+      return await reader.get(key);
+    } finally {
+      reader.disconnect();
+    }
+  }
+
+  const open: Setup[] = [];
+  afterAll(async () => {
+    await Promise.all(open.map((setup) => setup.close()));
+  });
+
+  function delivery(id: string) {
+    const body = eventBody({ id });
+    return new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: deliveryHeaders(body) });
+  }
+
+  async function timed(run: () => Promise<Response>) {
+    const started = performance.now();
+    const response = await run();
+    return { response, ms: performance.now() - started };
+  }
+
+  /** A handler on a fresh server and client: what onEvent saw, and what onError was told. */
+  async function scenario(connect: () => Promise<Setup>, options: { dedupeTimeoutMs?: number; onEvent?: (setup: Setup) => unknown } = {}) {
+    const setup = await connect();
+    open.push(setup);
+    const handled: string[] = [];
+    const errors: { error: unknown; status: number }[] = [];
+    const handle = webhookHandler({
+      secret: SECRET,
+      onEvent: async (event) => {
+        handled.push(event.id);
+        await options.onEvent?.(setup);
+      },
+      onError: (error, info) => void errors.push({ error, status: info.status }),
+      dedupe: setup.store,
+      ...(options.dedupeTimeoutMs === undefined ? {} : { dedupeTimeoutMs: options.dedupeTimeoutMs }),
+    });
+    return { setup, handled, errors, handle };
+  }
+
+  for (const [name, connect] of Object.entries(clients)) {
+    describe(name, () => {
+      for (const timeoutMs of [TIMEOUT, undefined]) {
+        const label = timeoutMs === undefined ? 'the default dedupeTimeoutMs' : `dedupeTimeoutMs ${timeoutMs}`;
+        it(`paused before the claim: answers 503 within the bound (${label}), and the redelivery is handled once`, async () => {
+          const { setup, handled, errors, handle } = await scenario(connect, { dedupeTimeoutMs: timeoutMs });
+          setup.redis.pause();
+          const { response, ms } = await timed(() => handle(delivery('evt_paused_claim')));
+          expect(response.status).toBe(503);
+          expect(response.headers.get('retry-after')).toBe('60');
+          expect(ms).toBeLessThan(Math.min(bound(timeoutMs ?? 2000), 9_000));
+          expect(handled).toEqual([]);
+          expect(errors).toEqual([
+            { error: expect.objectContaining({ message: expect.stringMatching(/claim did not answer within/) }), status: 503 },
+          ]);
+
+          // Once Redis is back, the claim that landed late is given back (without that, its 30 s
+          // lease would hold the id): the service's redeliveries, answered 409 at most while the late
+          // claim is still queued, soon get a 200, and the event is handled once.
+          setup.redis.resume();
+          const statuses: number[] = [];
+          await vi.waitFor(
+            async () => {
+              statuses.push((await handle(delivery('evt_paused_claim'))).status);
+              expect(statuses.at(-1)).toBe(200);
+            },
+            { timeout: 5_000, interval: 50 },
+          );
+          expect(new Set(statuses.slice(0, -1))).toEqual(new Set(statuses.length > 1 ? [409] : []));
+          expect(handled).toEqual(['evt_paused_claim']);
+        });
+      }
+
+      it('paused between the claim and the completion: answers 200 within the bound, reports it, never redoes the event', async () => {
+        const { setup, handled, errors, handle } = await scenario(connect, {
+          dedupeTimeoutMs: TIMEOUT,
+          onEvent: ({ redis }) => redis.pause(),
+        });
+        const { response, ms } = await timed(() => handle(delivery('evt_paused_complete')));
+        expect(response.status).toBe(200);
+        expect(await response.json()).toEqual({ received: true });
+        expect(ms).toBeLessThan(bound(TIMEOUT));
+        expect(errors).toEqual([
+          { error: expect.objectContaining({ message: expect.stringMatching(/complete did not answer within/) }), status: 200 },
+        ]);
+
+        // The completion lands once Redis is back: the redelivery is a duplicate.
+        setup.redis.resume();
+        await vi.waitFor(async () => expect(await setup.peek('stuck:evt_paused_complete')).toBe('done'), { timeout: 5_000, interval: 25 });
+        const again = await handle(delivery('evt_paused_complete'));
+        expect(await again.json()).toEqual({ received: true, duplicate: true });
+        expect(handled).toEqual(['evt_paused_complete']);
+      });
+
+      it('killed between the claim and the completion: answers 200 within the bound, onEvent ran once', async () => {
+        const { handled, errors, handle } = await scenario(connect, { dedupeTimeoutMs: TIMEOUT, onEvent: ({ redis }) => redis.stop() });
+        const { response, ms } = await timed(() => handle(delivery('evt_killed')));
+        expect(response.status).toBe(200);
+        expect(ms).toBeLessThan(bound(TIMEOUT) + 2_000); // stop() itself waits for the exit
+        expect(errors.map((e) => e.status)).toEqual([200]);
+        expect(handled).toEqual(['evt_killed']);
+      });
+    });
+  }
 });

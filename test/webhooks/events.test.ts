@@ -131,14 +131,14 @@ describe('event data checks agree with the zod schemas', () => {
     );
   });
 
-  it('a payout id of Infinity or NaN is refused, as PayoutSchema refuses it (a fast-check counterexample)', () => {
-    for (const id of [Number.POSITIVE_INFINITY, Number.NaN]) {
+  it('a payout id of Infinity, NaN or beyond 2^53 is refused, as PayoutSchema refuses it (a fast-check counterexample)', () => {
+    for (const id of [Number.POSITIVE_INFINITY, Number.NaN, 2 ** 53, 1.5]) {
       const data = { ...payoutBase, id };
       expect(PayoutSchema.safeParse(data).success).toBe(false);
       expect(accepted('payout.completed', data)).toBe(false);
     }
     expect(() => toWebhookEvent({ id: 'e', type: 'payout.paid', data: { ...payoutBase, id: Number.NaN } })).toThrow(
-      'data.id: must be a string or a number, got NaN',
+      'data.id: must be a string or a safe integer, got NaN',
     );
   });
 

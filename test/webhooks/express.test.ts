@@ -1,5 +1,5 @@
 /** expressWebhook in a real Express 5 app, and in a plain node:http server, on 127.0.0.1. */
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Socket } from 'node:net';
 import express from 'express';
@@ -127,8 +127,10 @@ describe('expressWebhook in Express 5', () => {
     const response = await post(`${base}/with-json`, body);
     expect(response.status).toBe(400);
     expect(response.body.reason).toBe('invalid_payload');
-    expect(response.body.error).toMatch(/already parsed.*express\.json\(\)/);
+    expect(response.body.error).toMatch(/already parsed.*before `app\.use\(express\.json\(\)\)`/);
     expect(response.body.error).toContain("express.raw({ type: 'application/json' })");
+    // Express is told apart: the other frameworks' fixes are left out.
+    expect(response.body.error).not.toMatch(/Fastify|Koa|bodyParser/);
     expect(events).toEqual([]);
   });
 
@@ -211,5 +213,101 @@ describe('expressWebhook as a plain node:http handler', () => {
     expect((await post(plainBase, body)).body).toEqual({ received: true, duplicate: true });
     expect((await post(plainBase, body, deliveryHeaders(body, { secret: OTHER_SECRET }))).status).toBe(400);
     expect(events.map((e) => e.id)).toEqual(['evt_plain']);
+  });
+});
+
+/**
+ * What each framework leaves when it read the body before the webhook, reproduced on a real
+ * node:http server (the apps themselves run in `npm run test:frameworks`): the answer names that
+ * framework's fix.
+ */
+describe('the "body already read" answer names the fix of the framework that read it', () => {
+  let framed: Server;
+  let framedBase: string;
+  const webhook = expressWebhook(options);
+  const read = async (req: IncomingMessage) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    return Buffer.concat(chunks);
+  };
+  // Fastify's request: no stream methods of its own (the Node request is `raw`), and its server.
+  const fastifyRequest = (req: IncomingMessage, body: unknown) => ({
+    method: req.method,
+    headers: req.headers,
+    body,
+    raw: req,
+    server: { addContentTypeParser: () => {} },
+  });
+
+  beforeAll(async () => {
+    framed = createServer(async (req, res) => {
+      const bytes = await read(req);
+      switch (req.url) {
+        case '/fastify-buffer': // a parseAs: 'buffer' content-type parser
+          return webhook(fastifyRequest(req, bytes), res);
+        case '/fastify-json': // Fastify's default JSON parser
+          return webhook(fastifyRequest(req, JSON.parse(bytes.toString())), res);
+        case '/next-pages': // an API route with the default bodyParser
+          return webhook(
+            Object.assign(req, { body: JSON.parse(bytes.toString()) }),
+            Object.assign(res, { revalidate: async () => {}, setDraftMode: () => {} }),
+          );
+        case '/koa': // Koa presets 404; @koa/bodyparser keeps the body on ctx.request, not on req
+          res.statusCode = 404;
+          return webhook(req, res);
+        default: // a middleware nobody can name
+          return webhook(req, res);
+      }
+    });
+    framedBase = await listen(framed);
+  });
+
+  afterAll(() => close(framed));
+
+  const answer = async (path: string) => {
+    const response = await post(`${framedBase}${path}`, eventBody({ id: `evt_${path.slice(1)}` }));
+    expect(response).toMatchObject({ status: 400, body: { reason: 'invalid_payload' } });
+    return String(response.body.error);
+  };
+
+  it("Fastify: its JSON parser, and the parseAs: 'buffer' content-type parser that fixes it", async () => {
+    const error = await answer('/fastify-json');
+    expect(error).toMatch(/^The body was already parsed .* Fastify's JSON parser read it/);
+    expect(error).toContain("addContentTypeParser('application/json', { parseAs: 'buffer' }");
+    expect(error).not.toMatch(/express|Koa|bodyParser/);
+  });
+
+  it("Fastify's request with the Buffer of a parseAs: 'buffer' parser is verified and handled", async () => {
+    const response = await post(`${framedBase}/fastify-buffer`, eventBody({ id: 'evt_fastify_buffer' }));
+    expect(response).toMatchObject({ status: 200, body: { received: true } });
+    expect(events.map((e) => e.id)).toEqual(['evt_fastify_buffer']);
+  });
+
+  it('Next.js Pages Router: bodyParser: false in the route config', async () => {
+    const error = await answer('/next-pages');
+    expect(error).toMatch(/^The body was already parsed .* Next\.js parsed it/);
+    expect(error).toContain('`const config = { api: { bodyParser: false } }`');
+    expect(error).not.toMatch(/express|Fastify|Koa/);
+  });
+
+  it("Koa: the route before the body parser, or the parser's ctx.request.rawBody", async () => {
+    const error = await answer('/koa');
+    expect(error).toMatch(/^The request body stream was already read .* In Koa, a body parser/);
+    expect(error).toContain('Object.assign(ctx.req, { rawBody: ctx.request.rawBody })');
+    expect(error).not.toMatch(/express|Fastify|bodyParser: false/);
+  });
+
+  it('an unknown reader: the fixes of every framework', async () => {
+    const error = await answer('/drained');
+    expect(error).toMatch(/^The request body stream was already read by another middleware/);
+    for (const fix of [
+      "express.raw({ type: 'application/json' })",
+      'bodyParser: false',
+      "parseAs: 'buffer'",
+      'ctx.request.rawBody',
+      'c.req.raw',
+    ])
+      expect(error).toContain(fix);
+    expect(events).toEqual([]);
   });
 });

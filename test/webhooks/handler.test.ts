@@ -289,13 +289,38 @@ describe('webhookHandler', () => {
     expect(onEvent).toHaveBeenCalledOnce();
   });
 
-  it('answers 500 when the dedupe store fails (the service retries), without calling onEvent', async () => {
+  it('answers 503 when the dedupe store fails (the service retries), without calling onEvent', async () => {
     const onEvent = vi.fn();
     const store: WebhookDedupeStore = { claim: () => Promise.reject(new Error('redis down')), release: async () => {} };
     const { handle, errors } = handler({ secret: SECRET, onEvent, dedupe: store });
-    expect((await handle(delivery())).status).toBe(500);
+    const response = await handle(delivery());
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('60');
     expect(onEvent).not.toHaveBeenCalled();
     expect((errors[0]!.error as Error).message).toBe('redis down');
+    expect(errors[0]!.info.status).toBe(503);
+  });
+
+  it('bounds every store call by dedupeTimeoutMs: a claim or isComplete that never settles is a 503', async () => {
+    const never = () => new Promise<never>(() => {});
+    const onEvent = vi.fn();
+    for (const store of [
+      { claim: never, release: async () => {} },
+      { claim: async () => false, isComplete: never, release: async () => {} },
+    ] as WebhookDedupeStore[]) {
+      const { handle, errors } = handler({ secret: SECRET, onEvent, dedupe: store, dedupeTimeoutMs: 20 });
+      expect((await handle(delivery())).status).toBe(503);
+      expect((errors[0]!.error as Error).message).toMatch(/did not answer within 20 ms/);
+    }
+    expect(onEvent).not.toHaveBeenCalled();
+  });
+
+  it('refuses a dedupeTimeoutMs that is not a positive integer up to 60000', () => {
+    for (const dedupeTimeoutMs of [0, -1, 1.5, Number.NaN, 60_001, '100']) {
+      expect(() => webhookHandler({ secret: SECRET, onEvent: () => {}, dedupeTimeoutMs: dedupeTimeoutMs as number })).toThrow(
+        /dedupeTimeoutMs/,
+      );
+    }
   });
 
   it('still answers 500 when releasing the claim fails, and 200 when completing it fails', async () => {

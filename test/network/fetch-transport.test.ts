@@ -1,26 +1,27 @@
 /**
- * The Node exchange (src/internal/node-http.ts) against a real `node:http` server on 127.0.0.1: when
- * it is taken and when `fetch` is, and what it must do as fetch does (decode compressed bodies, keep
- * UTF-8 whole across chunks, hand a `Response` to `.withResponse()`, free the socket on abort).
- * Everything shared with fetch (retries, timeouts, resets) runs over both in core-network.test.ts.
+ * The transport (ky over the platform's fetch) against real servers on 127.0.0.1: what a merchant
+ * configured for fetch (the fetch option, a replaced global fetch, undici's global dispatcher: a
+ * MockAgent, a ProxyAgent, an Agent with its own CA) carries the SDK's requests; answers as fetch
+ * hands them back (odd statuses, encodings, UTF-8, `.withResponse()`); sockets freed on timeout and
+ * abort; redirects not followed. Retries, timeouts and resets are in core-network.test.ts.
  */
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import https from 'node:https';
 import { type AddressInfo, createServer as createTcpServer, type Socket } from 'node:net';
-import { inspect } from 'node:util';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
+import { HttpResponse, http } from 'msw';
+import { setupServer } from 'msw/node';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, type ClientOptions, PaymentsClient } from 'payments-sdk';
-import { getGlobalDispatcher, MockAgent, ProxyAgent, setGlobalDispatcher } from 'undici';
+import { Agent, getGlobalDispatcher, MockAgent, ProxyAgent, setGlobalDispatcher } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { caught } from '../core/support.js';
 import { API_KEY, payment } from '../helpers/fixtures.js';
-import { answerCreation, startServer, type TestServer, TRANSPORTS } from './server.js';
+import { answerCreation, everythingIn, startServer, type TestServer } from './server.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {
   vi.unstubAllGlobals();
-  vi.unstubAllEnvs();
   await server?.close();
   server = undefined;
 });
@@ -29,43 +30,48 @@ function clientFor(s: TestServer, options: ClientOptions = {}) {
   return new PaymentsClient({ apiKey: API_KEY, baseUrl: s.origin, maxRetries: 0, ...options });
 }
 
-// undici's fetch sends `sec-fetch-mode: cors` on every request; http.request never does.
-const viaFetch = (s: TestServer) => s.requests.map((r) => r.headers['sec-fetch-mode'] === 'cors');
-
-describe('which exchange a client takes on Node', () => {
-  it('node:http by default, asking for compressed bodies as fetch does', async () => {
-    server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
-    await clientFor(server).payments.retrieve('p-1');
-    expect(viaFetch(server)).toEqual([false]);
-    expect(server.requests[0]?.headers['accept-encoding']).toBe('gzip, deflate');
-  });
-
-  it("the MockAgent case below aside, undici 8 is imported by this file: Node's own default dispatcher is covered in dispatcher-default.test.ts", () => {
-    expect((globalThis as Record<symbol, unknown>)[Symbol.for('undici.globalDispatcher.2')]).toBeDefined();
-  });
-
-  it('the fetch option when one is given', async () => {
+describe("what the merchant configured for fetch sees the SDK's requests", () => {
+  it('the fetch option (a wrapper: instrumentation, a proxy) carries every call, the key sent', async () => {
     server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
     const given = vi.fn((input: RequestInfo | URL, init?: RequestInit) => fetch(input, init));
     await clientFor(server, { fetch: given }).payments.retrieve('p-1');
     expect(given).toHaveBeenCalledTimes(1);
-    expect(viaFetch(server)).toEqual([true]);
+    expect(server.requests.map((r) => `${r.url} ${r.headers.authorization}`)).toEqual([`/api/v1/payments/p-1 Bearer ${API_KEY}`]);
   });
 
-  it('a globalThis.fetch replaced after the client was built (msw, instrumentation), and node:http again once restored', async () => {
+  it('a globalThis.fetch replaced after the client was built (msw, instrumentation) is used from the next call on', async () => {
     server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
     const client = clientFor(server);
+    await client.payments.retrieve('p-1');
     const original = globalThis.fetch;
     const replacement = vi.fn((input: RequestInfo | URL, init?: RequestInit) => original(input, init));
     vi.stubGlobal('fetch', replacement);
-    await client.payments.retrieve('p-1');
-    expect(replacement).toHaveBeenCalledTimes(1);
-    vi.unstubAllGlobals();
     await client.payments.retrieve('p-2');
-    expect(viaFetch(server)).toEqual([true, false]);
+    expect(replacement).toHaveBeenCalledTimes(1);
+    expect(server.requests).toHaveLength(2);
   });
 
-  it('fetch while undici has a global dispatcher set by the program (a MockAgent)', async () => {
+  it('msw started after the client was built answers its calls, the key sent, the real server untouched', async () => {
+    server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
+    const client = clientFor(server);
+    const seen: string[] = [];
+    const msw = setupServer(
+      http.get(`${server.origin}/api/v1/payments/:uuid`, ({ request }) => {
+        seen.push(`${request.url} ${request.headers.get('authorization')}`);
+        return HttpResponse.json({ data: payment({ uuid: 'from-msw' }) });
+      }),
+    );
+    msw.listen({ onUnhandledFrame: 'error' });
+    try {
+      await expect(client.payments.retrieve('p-1')).resolves.toMatchObject({ uuid: 'from-msw' });
+    } finally {
+      msw.close();
+    }
+    expect(seen).toEqual([`${server.origin}/api/v1/payments/p-1 Bearer ${API_KEY}`]);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it("undici's global dispatcher set by the program (a MockAgent) answers the call", async () => {
     server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
     const client = clientFor(server);
     const original = getGlobalDispatcher();
@@ -83,9 +89,6 @@ describe('which exchange a client takes on Node', () => {
       setGlobalDispatcher(original);
       await mock.close();
     }
-    // undici's default Agent back in place (fetch has run, so it exists): node:http again.
-    await client.payments.retrieve('p-2');
-    expect(viaFetch(server)).toEqual([false]);
   });
 
   it("a ProxyAgent set as undici's global dispatcher carries the call through the proxy", async () => {
@@ -116,15 +119,6 @@ describe('which exchange a client takes on Node', () => {
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
     }
   });
-
-  it('fetch when NODE_USE_ENV_PROXY asks fetch to honour HTTP_PROXY / HTTPS_PROXY', async () => {
-    server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }));
-    vi.stubEnv('NODE_USE_ENV_PROXY', '1');
-    await clientFor(server).payments.retrieve('p-1');
-    vi.stubEnv('NODE_USE_ENV_PROXY', '0');
-    await clientFor(server).payments.retrieve('p-2');
-    expect(viaFetch(server)).toEqual([true, false]);
-  });
 });
 
 /** A TCP server on 127.0.0.1 that answers every request with these exact bytes, then closes. */
@@ -154,20 +148,6 @@ async function startRawServer(answer: string) {
   return { origin, requests: () => requests, close };
 }
 
-/** Every string an error holds, deep: own properties (hidden ones too), causes, and bytes decoded. */
-function everythingIn(value: unknown, seen = new Set<unknown>()): string {
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) return String(value);
-  if (seen.has(value)) return '';
-  seen.add(value);
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('latin1');
-  const parts = [inspect(value, { showHidden: true, depth: 6 })];
-  for (const key of Reflect.ownKeys(value)) {
-    const descriptor = Object.getOwnPropertyDescriptor(value, key);
-    if (descriptor && 'value' in descriptor) parts.push(everythingIn(descriptor.value, seen));
-  }
-  return parts.join('\n');
-}
-
 /**
  * Starts `server` as a service that never answers (only the client can end an exchange). Returns it,
  * with a promise settled when the socket of its first request closes (in an object: an async
@@ -185,13 +165,13 @@ async function startSilentServer(): Promise<{ silent: TestServer; socketClosed: 
   return { silent, socketClosed };
 }
 
-describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
+describe('answers', () => {
   it("a status above 599 (a firewall's 999) is an APIError of that status, not retried, as fetch hands it back", async () => {
     server = await startServer((x) => {
       x.res.writeHead(999, 'Request denied', { 'Content-Type': 'text/plain', 'Content-Length': 6 });
       x.res.end('denied');
     });
-    const client = clientFor(server, { ...transport, maxRetries: 2 });
+    const client = clientFor(server, { maxRetries: 2 });
     const error = await caught(() => client.payments.retrieve('p-1'));
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).status).toBe(999);
@@ -209,7 +189,6 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
           baseUrl: raw.origin,
           maxRetries: 0,
           timeout: 10_000,
-          ...transport,
         }).payments.retrieve('p-1'),
       );
       expect(error).toBeInstanceOf(APIConnectionError);
@@ -224,7 +203,7 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
     const raw = await startRawServer(`HTTP/1.1 200 OK\r\nX-Echo: Bearer ${API_KEY}\r\nthis is not a header\r\n\r\n`);
     try {
       const error = await caught(() =>
-        new PaymentsClient({ apiKey: API_KEY, baseUrl: raw.origin, maxRetries: 0, ...transport }).payments.retrieve('p-1'),
+        new PaymentsClient({ apiKey: API_KEY, baseUrl: raw.origin, maxRetries: 0 }).payments.retrieve('p-1'),
       );
       expect(error).toBeInstanceOf(APIConnectionError);
       expect(raw.requests()).toBe(1);
@@ -249,8 +228,7 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
       x.res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Encoding': encoding, 'Content-Length': bytes.length });
       x.res.end(bytes);
     });
-    // br is decoded when the service sends it (both exchanges ask for it over https only).
-    await expect(clientFor(server, transport).payments.retrieve('p-1')).resolves.toEqual(expected);
+    await expect(clientFor(server).payments.retrieve('p-1')).resolves.toEqual(expected);
   });
 
   it('a UTF-8 BOM before the JSON is dropped, as fetch drops it (an IIS or .NET proxy sends one)', async () => {
@@ -260,7 +238,7 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
       x.res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': bytes.length });
       x.res.end(bytes);
     });
-    await expect(clientFor(server, transport).payments.retrieve('p-1')).resolves.toEqual(expected);
+    await expect(clientFor(server).payments.retrieve('p-1')).resolves.toEqual(expected);
   });
 
   it('UTF-8 split across chunks comes out whole', async () => {
@@ -275,7 +253,7 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
       }
       x.res.end();
     });
-    await expect(clientFor(server, transport).payments.retrieve('p-1')).resolves.toEqual(expected);
+    await expect(clientFor(server).payments.retrieve('p-1')).resolves.toEqual(expected);
   });
 
   it('a POST body with multi-byte characters arrives whole, its Content-Length in bytes', async () => {
@@ -288,7 +266,7 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
       phone: '221771234567',
       description: 'Thiéboudienne 🍚',
     };
-    await clientFor(server, transport).payments.create(params);
+    await clientFor(server).payments.create(params);
     const seen = server.requests[0];
     expect(JSON.parse(seen?.body ?? '')).toMatchObject(params);
     expect(Number(seen?.headers['content-length'])).toBe(Buffer.byteLength(seen?.body ?? ''));
@@ -296,7 +274,7 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
 
   it('.withResponse() gives the status, the headers and the URL of the answer', async () => {
     server = await startServer((x) => x.server.json(x.res, 200, { data: payment() }, { 'X-Request-Id': 'req_42' }));
-    const { response } = await clientFor(server, transport).payments.retrieve('p-1').withResponse();
+    const { response } = await clientFor(server).payments.retrieve('p-1').withResponse();
     expect(response).toBeInstanceOf(Response);
     expect(response.status).toBe(200);
     expect(response.ok).toBe(true);
@@ -307,14 +285,14 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
 
   it('a timed-out attempt closes its socket (nothing is left waiting on a silent service)', async () => {
     const { silent, socketClosed } = await startSilentServer();
-    await expect(clientFor(silent, { ...transport, timeout: 100 }).payments.retrieve('p-1')).rejects.toBeInstanceOf(APITimeoutError);
+    await expect(clientFor(silent, { timeout: 100 }).payments.retrieve('p-1')).rejects.toBeInstanceOf(APITimeoutError);
     await socketClosed;
   });
 
   it("the caller's abort while the service is silent ends the call and closes its socket", async () => {
     const { silent, socketClosed } = await startSilentServer();
     const controller = new AbortController();
-    const call = clientFor(silent, transport).payments.retrieve('p-1', { signal: controller.signal });
+    const call = clientFor(silent).payments.retrieve('p-1', { signal: controller.signal });
     await vi.waitFor(() => expect(silent.requests).toHaveLength(1));
     controller.abort();
     await expect(call).rejects.toBeInstanceOf(APIUserAbortError);
@@ -322,7 +300,7 @@ describe.each(TRANSPORTS)('answers over %s', (_name, transport) => {
   });
 });
 
-describe.each(TRANSPORTS)('redirects over %s', (_name, transport) => {
+describe('redirects', () => {
   it('a 3xx is not followed: an APIError naming the status and where it pointed', async () => {
     server = await startServer((x) => {
       // Followed, the redirect would succeed: the server answers the target with a payment.
@@ -330,7 +308,7 @@ describe.each(TRANSPORTS)('redirects over %s', (_name, transport) => {
       x.res.writeHead(301, { Location: `${x.server.origin}/moved/p-1`, 'Content-Length': 0 });
       x.res.end();
     });
-    const client = clientFor(server, transport);
+    const client = clientFor(server);
     const error = await caught(() => client.payments.retrieve('p-1'));
     expect(error).toBeInstanceOf(APIError);
     expect((error as APIError).status).toBe(301);
@@ -342,14 +320,14 @@ describe.each(TRANSPORTS)('redirects over %s', (_name, transport) => {
   });
 });
 
-describe('over TLS: an https baseUrl goes through node:https', () => {
+describe("over TLS: an https baseUrl, trusted through the merchant's global undici Agent", () => {
   const tlsFile = (name: string) => readFileSync(new URL(`../fixtures/tls/${name}`, import.meta.url));
   const cert = tlsFile('cert.pem');
 
   async function startTlsServer() {
     const seen: string[] = [];
     const tls = https.createServer({ key: tlsFile('key.pem'), cert }, (req, res) => {
-      seen.push(`${req.method} ${req.url} ${req.headers.authorization} ${req.headers['accept-encoding']}`);
+      seen.push(`${req.method} ${req.url} ${req.headers.authorization}`);
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ data: payment() }));
     });
@@ -370,25 +348,28 @@ describe('over TLS: an https baseUrl goes through node:https', () => {
         new PaymentsClient({ apiKey: API_KEY, baseUrl: tls.origin, maxRetries: 0 }).payments.retrieve('p-1'),
       );
       expect(error).toBeInstanceOf(APIConnectionError);
-      expect((error as Error).message).toMatch(/self[- ]signed/i);
-      // The TLS handshake's own error, as node:https reports it (fetch would wrap it in "fetch failed").
+      expect((error as Error).message).toMatch(/SELF_SIGNED/);
       expect(((error as Error).cause as { cause?: { code?: string } }).cause?.code).toBe('DEPTH_ZERO_SELF_SIGNED_CERT');
+      expect(tls.seen).toEqual([]);
     } finally {
       await tls.close();
     }
   });
 
-  it('with the certificate trusted (as NODE_EXTRA_CA_CERTS would), the call succeeds with the key sent, asking for br as fetch does over https', async () => {
+  it('with an Agent of options of its own (its CA, a connection limit) set as global dispatcher, the call goes through it', async () => {
     const tls = await startTlsServer();
-    // Trusted for this test only, through the agent node:https uses by default.
-    https.globalAgent.options.ca = cert;
+    const original = getGlobalDispatcher();
+    const agent = new Agent({ connect: { ca: cert }, connections: 1 });
+    const dispatched = vi.spyOn(agent, 'dispatch');
+    setGlobalDispatcher(agent);
     try {
       const client = new PaymentsClient({ apiKey: API_KEY, baseUrl: tls.origin, maxRetries: 0 });
       await expect(client.payments.retrieve('p-1')).resolves.toEqual(payment());
-      expect(tls.seen).toEqual([`GET /api/v1/payments/p-1 Bearer ${API_KEY} br, gzip, deflate`]);
+      expect(tls.seen).toEqual([`GET /api/v1/payments/p-1 Bearer ${API_KEY}`]);
+      expect(dispatched).toHaveBeenCalledTimes(1);
     } finally {
-      delete https.globalAgent.options.ca;
-      https.globalAgent.destroy();
+      setGlobalDispatcher(original);
+      await agent.close();
       await tls.close();
     }
   });

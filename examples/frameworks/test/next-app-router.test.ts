@@ -1,0 +1,10 @@
+import { testRecipe } from './support.ts';
+
+// The app is built by `npm run test:frameworks` (next build) before this runs.
+testRecipe({
+  dir: 'next-app-router',
+  args: ['../node_modules/next/dist/bin/next', 'start', '--port', '0', '--hostname', '127.0.0.1'],
+  path: '/api/webhooks',
+  mistakePath: '/api/webhooks-read-first',
+  mistakeMessage: /already read \(request\.json\(\).*request\.clone\(\)/,
+});
