@@ -9,9 +9,12 @@ const library: Options = {
     index: 'src/index.ts',
     webhooks: 'src/webhooks/index.ts',
     testing: 'src/testing/index.ts',
+    schemas: 'src/schemas/index.ts',
   },
   format: ['esm', 'cjs'],
-  dts: true,
+  // `stripInternal`: members marked `@internal` (the client's request methods the resources call,
+  // constructors merchants do not call) stay out of the published types.
+  dts: { compilerOptions: { stripInternal: true } },
   // The CLI's files are built by the second config at the same time: cleaning must leave them.
   clean: ['!cli.js', '!cli.js.map'],
   // Maps (with sources inlined) so a merchant's stack trace points at readable SDK code.

@@ -19,7 +19,7 @@ const DAY_MS = 86_400_000;
 
 async function main(): Promise<void> {
   const client = new PaymentsClient(); // reads PAYMENTS_API_KEY and PAYMENTS_BASE_URL
-  const from = process.argv[2] ?? new Date(Date.now() - 30 * DAY_MS); // 'YYYY-MM-DD' or a Date (sent as its UTC date)
+  const from = (process.argv[2] as string | undefined) ?? new Date(Date.now() - 30 * DAY_MS); // 'YYYY-MM-DD' or a Date (sent as its UTC date)
   const status: PaymentStatus = process.argv[3] ?? 'succeeded';
 
   // Totals are grouped by the currency each payment was charged in: a direct charge asked in one

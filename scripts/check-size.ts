@@ -84,6 +84,13 @@ const cases: Case[] = [
     clientFree: true,
   },
   {
+    // Validating a stored payload: one schema and zod/mini, without the client.
+    label: "{ PaymentSchema } from 'payments-sdk/schemas'",
+    code: "export { PaymentSchema } from 'payments-sdk/schemas';",
+    budget: 15_000,
+    platform: 'browser',
+  },
+  {
     // The testing kit runs in the merchant's test process (Node), may use `node:` modules, and msw is
     // an optional peer the merchant installs themselves: reported, not budgeted.
     label: "* from 'payments-sdk/testing'",
@@ -242,7 +249,10 @@ for (const target of exportTargets('./webhooks')) {
 }
 
 // Unbundled: every library entry as Node loads it (ESM and CJS) loads none of the CLI's packages.
-for (const subpath of ['.', './webhooks', './testing']) {
+const librarySubpaths = Object.keys(
+  (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports,
+).filter((subpath) => subpath !== './package.json');
+for (const subpath of librarySubpaths) {
   for (const target of exportTargets(subpath)) {
     let loaded: string[];
     try {

@@ -33,6 +33,7 @@ export {
   type WebhookVerificationReason,
 } from './core/errors.js';
 export { Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
+export { type CurrencyCode, isKnownCurrency, type KnownCurrencyCode } from './currencies.js';
 export type { RetryBackoff } from './internal/http.js';
 export type { Logger, LogLevel } from './internal/logger.js';
 export { currencyExponent, formatAmount, fromMinorUnits, toMinorUnits } from './money.js';
@@ -42,6 +43,17 @@ export type { Payments, WaitForCompletionOptions } from './resources/payments.js
 export type { Payouts } from './resources/payouts.js';
 export type { Wallets } from './resources/wallets.js';
 export type { ClientVerifyWebhookInput, Webhooks } from './resources/webhooks.js';
-export * from './schemas/index.js';
+export {
+  CHECKOUT_SESSION_STATUSES,
+  type CheckoutSession,
+  type CheckoutSessionCreateParams,
+  type CheckoutSessionListParams,
+  type CheckoutSessionStatus,
+} from './schemas/checkout-session.js';
+export { PAYMENT_STATUSES, type Payment, type PaymentCreateParams, type PaymentListParams, type PaymentStatus } from './schemas/payment.js';
+export type { PaymentLink, PaymentLinkCreateParams, PaymentLinkListParams } from './schemas/payment-link.js';
+export type { Payout, PayoutCreateParams, PayoutDestination, PayoutListParams } from './schemas/payout.js';
+export type { DateFilter, ListEnvelope, ListParamsBase, OpenEnum, PageLinks, PageMeta } from './schemas/shared.js';
+export type { Wallet } from './schemas/wallet.js';
 export { VERSION } from './version.js';
 export * from './webhooks/index.js';

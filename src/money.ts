@@ -1,43 +1,17 @@
 /**
- * Money helpers (API.md "Resources"): amounts travel as integers in minor units (service-api.md §2),
- * scaled by the ISO 4217 exponent of the currency. XOF and XAF have none: 5000 XOF is 5000 minor units.
+ * Money helpers: amounts travel as integers in minor units, scaled by the ISO 4217 exponent of the
+ * currency. XOF and XAF have none: 5000 XOF is 5000 minor units. An unknown code is an error, never
+ * a guessed exponent.
  */
 import { PaymentsError } from './core/errors.js';
+import { type CurrencyCode, isKnownCurrency, isoExponent } from './currencies.js';
 
-// ISO 4217 minor-unit exponents that are not 2. Every other code has 2 (GHS, NGN, KES, USD, EUR...).
-const EXPONENTS: Record<string, number> = {
-  BIF: 0,
-  CLP: 0,
-  DJF: 0,
-  GNF: 0,
-  ISK: 0,
-  JPY: 0,
-  KMF: 0,
-  KRW: 0,
-  PYG: 0,
-  RWF: 0,
-  UGX: 0,
-  UYI: 0,
-  VND: 0,
-  VUV: 0,
-  XAF: 0,
-  XOF: 0,
-  XPF: 0,
-  BHD: 3,
-  IQD: 3,
-  JOD: 3,
-  KWD: 3,
-  LYD: 3,
-  OMR: 3,
-  TND: 3,
-  CLF: 4,
-  UYW: 4,
-};
-
-/** The ISO 4217 exponent of `currency`: 0 for XOF/XAF, 2 for GHS, 3 for TND... */
-export function currencyExponent(currency: string): number {
-  const code = checkCurrency(currency);
-  return EXPONENTS[code] ?? 2;
+/**
+ * The ISO 4217 exponent of `currency`: 0 for XOF/XAF, 2 for GHS, 3 for TND... Throws
+ * {@link PaymentsError} for a code that is not an ISO 4217 currency (`'CFA'`, `'XYZ'`).
+ */
+export function currencyExponent(currency: CurrencyCode): number {
+  return isoExponent(checkCurrency(currency));
 }
 
 /**
@@ -45,7 +19,7 @@ export function currencyExponent(currency: string): number {
  * Refuses an amount with more decimals than the currency has (`toMinorUnits(10.5, 'XOF')`): this is
  * money, it is never rounded (float noise such as `0.1 + 0.2` is not an extra decimal and is accepted).
  */
-export function toMinorUnits(major: number, currency: string): number {
+export function toMinorUnits(major: number, currency: CurrencyCode): number {
   const exponent = currencyExponent(currency);
   if (typeof major !== 'number' || !Number.isFinite(major))
     throw new PaymentsError(`toMinorUnits: amount must be a finite number, got ${String(major)}.`);
@@ -64,7 +38,7 @@ export function toMinorUnits(major: number, currency: string): number {
 }
 
 /** Minor units → major units: `fromMinorUnits(1250, 'GHS')` is `12.5`; `fromMinorUnits(5000, 'XOF')` is `5000`. */
-export function fromMinorUnits(minor: number, currency: string): number {
+export function fromMinorUnits(minor: number, currency: CurrencyCode): number {
   const exponent = currencyExponent(currency);
   if (!Number.isSafeInteger(minor))
     throw new PaymentsError(`fromMinorUnits: amount must be an integer in minor units, got ${String(minor)}.`);
@@ -75,7 +49,7 @@ export function fromMinorUnits(minor: number, currency: string): number {
  * Formats an amount in minor units for display, with `Intl` where it knows the currency:
  * `formatAmount(5000, 'XOF', 'fr-SN')` → `"5 000 F CFA"`, `formatAmount(1250, 'GHS', 'en-GH')` → `"GH₵12.50"`.
  */
-export function formatAmount(amount: number, currency: string, locale?: string): string {
+export function formatAmount(amount: number, currency: CurrencyCode, locale?: string): string {
   const exponent = currencyExponent(currency);
   const major = fromMinorUnits(amount, currency);
   try {
@@ -90,9 +64,14 @@ export function formatAmount(amount: number, currency: string, locale?: string):
   }
 }
 
+/** The code in capitals, or a {@link PaymentsError} naming it when it is not an ISO 4217 currency. */
 function checkCurrency(currency: string): string {
   if (typeof currency !== 'string' || !/^[A-Za-z]{3}$/.test(currency)) {
     throw new PaymentsError(`currency must be a 3-letter ISO 4217 code, got ${JSON.stringify(currency)}.`);
   }
-  return currency.toUpperCase();
+  const code = currency.toUpperCase();
+  if (!isKnownCurrency(code)) {
+    throw new PaymentsError(`${JSON.stringify(currency)} is not an ISO 4217 currency code (e.g. "XOF", "GHS").`);
+  }
+  return code;
 }

@@ -2,8 +2,11 @@
  * Money helpers (API.md "Resources"): amounts are integers in minor units (service-api.md §2),
  * scaled by the ISO 4217 exponent of the currency: XOF and XAF have none, GHS has 2, TND 3.
  */
+
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
-import { currencyExponent, formatAmount, fromMinorUnits, PaymentsError, toMinorUnits } from 'payments-sdk';
+import { currencyExponent, formatAmount, fromMinorUnits, isKnownCurrency, PaymentsError, toMinorUnits } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
 
 /** Intl output uses narrow and non-breaking spaces depending on ICU data: compare on plain spaces. */
@@ -22,7 +25,9 @@ describe('currencyExponent', () => {
     ['EUR', 2],
     ['TND', 3],
     ['KWD', 3],
-    ['CLF', 4],
+    ['IQD', 3],
+    ['HUF', 2],
+    ['IDR', 2],
     ['xof', 0],
   ])('%s → %i', (currency, exponent) => {
     expect(currencyExponent(currency)).toBe(exponent);
@@ -30,6 +35,37 @@ describe('currencyExponent', () => {
 
   it.each(['', 'CF', 'CFAF', 'F CFA', '12A'])('refuses %j', (currency) => {
     expect(() => currencyExponent(currency)).toThrow(PaymentsError);
+  });
+
+  it.each(['CFA', 'XYZ', 'ZZZ', 'XXX', 'XTS', 'XAU', 'CLF'])('refuses %j: not an ISO 4217 currency (no guessed exponent)', (currency) => {
+    expect(() => currencyExponent(currency)).toThrow(/not an ISO 4217 currency code/);
+  });
+
+  it('agrees with ISO 4217 for every code the platform lists (its CLDR display digits differ for some)', () => {
+    // ISO 4217 list one (current codes): the minor units that are not 2.
+    const iso: Record<string, number> = {
+      ...Object.fromEntries('BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX VND VUV XAF XOF XPF'.split(' ').map((c) => [c, 0])),
+      ...Object.fromEntries('BHD IQD JOD KWD LYD OMR TND'.split(' ').map((c) => [c, 3])),
+    };
+    const notPayable = new Set('XAG XAU XBA XBB XBC XBD XDR XPD XPT XSU XTS XUA XXX BOV CHE CHW CLF COU MXV USN UYI UYW'.split(' '));
+    const listed = Intl.supportedValuesOf('currency').filter((code) => !notPayable.has(code));
+    expect(listed.length).toBeGreaterThan(100);
+    const wrong = listed.filter((code) => currencyExponent(code) !== (iso[code] ?? 2));
+    expect(wrong).toEqual([]);
+  });
+
+  it('the KnownCurrencyCode type lists exactly the codes accepted at run time (autocompletion matches the check)', () => {
+    const source = readFileSync(fileURLToPath(new URL('../src/currencies.ts', import.meta.url)), 'utf8');
+    const union = source.slice(source.indexOf('export type KnownCurrencyCode ='), source.indexOf('export type CurrencyCode ='));
+    const typed = [...union.matchAll(/'([A-Z]{3})'/g)].map((match) => match[1] as string);
+    expect(typed.length).toBeGreaterThan(150);
+    expect(typed.filter((code) => !isKnownCurrency(code))).toEqual([]);
+    const accepted = Intl.supportedValuesOf('currency').filter((code) => isKnownCurrency(code));
+    expect(accepted.filter((code) => !typed.includes(code))).toEqual([]);
+  });
+
+  it('knows current codes that older platform data lacks', () => {
+    for (const code of ['SLE', 'VED', 'ZWG', 'XCG']) expect(currencyExponent(code)).toBe(2);
   });
 });
 
@@ -94,7 +130,7 @@ describe('fromMinorUnits', () => {
 
   it('round-trips with toMinorUnits for every exponent', () => {
     fc.assert(
-      fc.property(fc.integer({ min: -1e12, max: 1e12 }), fc.constantFrom('XOF', 'GHS', 'TND', 'CLF'), (minor, currency) => {
+      fc.property(fc.integer({ min: -1e12, max: 1e12 }), fc.constantFrom('XOF', 'GHS', 'TND', 'IQD'), (minor, currency) => {
         expect(toMinorUnits(fromMinorUnits(minor, currency), currency)).toBe(minor);
       }),
       { numRuns: 500 },
@@ -119,8 +155,14 @@ describe('formatAmount', () => {
     expect(plain(formatAmount(1000, 'KWD', 'en-US'))).toBe('KWD 1.000');
   });
 
-  it('uses Intl for a currency code it does not know, with the ISO exponent', () => {
-    expect(plain(formatAmount(1234, 'ZZZ', 'en-US'))).toBe('ZZZ 12.34');
+  it('shows the ISO 4217 decimals where the locale data would show fewer', () => {
+    expect(plain(formatAmount(1234, 'IQD', 'en-US'))).toBe('IQD 1.234');
+  });
+
+  it('refuses a code that is not an ISO 4217 currency instead of assuming two decimals', () => {
+    expect(() => formatAmount(5000, 'XYZ')).toThrow(/"XYZ" is not an ISO 4217 currency code/);
+    expect(() => toMinorUnits(5000, 'CFA')).toThrow(/"CFA" is not an ISO 4217 currency code/);
+    expect(() => fromMinorUnits(5000, 'CFA')).toThrow(PaymentsError);
   });
 
   it('falls back to "<amount> <CODE>" when Intl refuses the locale', () => {

@@ -12,6 +12,7 @@
  * Web APIs only below (fetch, Headers, TextEncoder, crypto): nothing runtime-specific but the label.
  */
 import * as sdkModule from 'payments-sdk';
+import * as schemasModule from 'payments-sdk/schemas';
 import * as webhooksModule from 'payments-sdk/webhooks';
 
 /** What the host passes (as one JSON argument, or as the argument of `runSmoke` in the EdgeVM). */
@@ -28,7 +29,12 @@ export interface SmokeResult {
 }
 
 /** The parts of the main entry the smoke uses (the ESM namespace, or what `require` returned). */
-export type SmokeSdk = Pick<typeof sdkModule, 'PaymentsClient' | 'InvalidParamsError' | 'WebhookVerificationError' | 'VERSION'>;
+export type SmokeSdk = Pick<
+  typeof sdkModule,
+  'PaymentsClient' | 'InvalidParamsError' | 'WebhookVerificationError' | 'VERSION' | 'currencyExponent' | 'toMinorUnits' | 'PaymentsError'
+>;
+/** The parts of `payments-sdk/schemas` the smoke uses. */
+export type SmokeSchemas = Pick<typeof schemasModule, 'PaymentSchema'>;
 /** The parts of `payments-sdk/webhooks` the smoke uses. */
 export type SmokeWebhooks = Pick<typeof webhooksModule, 'verifyWebhook' | 'signWebhookPayload'>;
 
@@ -75,6 +81,7 @@ export async function runSmoke(
   config: SmokeConfig,
   sdk: SmokeSdk = sdkModule,
   webhooks: SmokeWebhooks = webhooksModule,
+  schemas: SmokeSchemas = schemasModule,
 ): Promise<SmokeResult> {
   const checks: string[] = [];
   check(typeof sdk.VERSION === 'string' && sdk.VERSION.length > 0, `VERSION ${sdk.VERSION}`, checks);
@@ -118,6 +125,26 @@ export async function runSmoke(
     invalid = error;
   }
   check(invalid instanceof sdk.InvalidParamsError, 'bad params → InvalidParamsError before sending', checks);
+
+  // 2b. Currencies are checked against ISO 4217 with this runtime's Intl data, exponents included.
+  let unknownCurrency: unknown;
+  try {
+    await client.checkoutSessions.create({ amount: 5000, currency: 'CFA' });
+  } catch (error) {
+    unknownCurrency = error;
+  }
+  check(unknownCurrency instanceof sdk.InvalidParamsError, "currency 'CFA' → InvalidParamsError before sending", checks);
+  let unknownMoney: unknown;
+  try {
+    sdk.toMinorUnits(5000, 'CFA');
+  } catch (error) {
+    unknownMoney = error;
+  }
+  check(
+    unknownMoney instanceof sdk.PaymentsError && sdk.currencyExponent('XOF') === 0 && sdk.currencyExponent('IQD') === 3,
+    'toMinorUnits refuses CFA; XOF exponent 0, IQD 3',
+    checks,
+  );
 
   // 3. A webhook signed as the service signs it, verified from the raw body (API.md "Webhooks").
   const body = JSON.stringify({ id: 'evt_smoke_1', type: 'payment.succeeded', data: payment });
@@ -170,14 +197,24 @@ export async function runSmoke(
     checks,
   );
 
+  // 4. payments-sdk/schemas validates a stored payload as the client validates a response.
+  // Through Standard Schema (`~standard`), which zod schemas implement: no zod import needed here.
+  const valid = schemas.PaymentSchema['~standard'].validate(payment);
+  const invalidAmount = schemas.PaymentSchema['~standard'].validate({ ...payment, gross_amount: 50.5 });
+  check(
+    !(valid instanceof Promise) && !valid.issues && !(invalidAmount instanceof Promise) && (invalidAmount.issues?.length ?? 0) > 0,
+    'payments-sdk/schemas: PaymentSchema accepts a payment, refuses a non-integer amount',
+    checks,
+  );
+
   return { runtime: runtimeLabel(), checks };
 }
 
 /** Runs the smoke from a command line (Node, Bun, Deno): one JSON config argument. */
-export async function cli(sdk?: SmokeSdk, webhooks?: SmokeWebhooks): Promise<void> {
+export async function cli(sdk?: SmokeSdk, webhooks?: SmokeWebhooks, schemas?: SmokeSchemas): Promise<void> {
   const args: string[] = typeof g.Deno !== 'undefined' ? g.Deno.args : g.process.argv.slice(2);
   try {
-    const result = await runSmoke(JSON.parse(args[0] ?? '') as SmokeConfig, sdk, webhooks);
+    const result = await runSmoke(JSON.parse(args[0] ?? '') as SmokeConfig, sdk, webhooks, schemas);
     console.log(`SMOKE_RESULT ${JSON.stringify(result)}`);
   } catch (error) {
     console.log(`SMOKE_ERROR ${JSON.stringify({ runtime: runtimeLabel(), error: String(error) })}`);

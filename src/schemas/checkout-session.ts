@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { CurrencyCode } from '../currencies.js';
 import {
   boundedString,
   currencyCode,
@@ -16,20 +17,20 @@ import {
   statusFilter,
 } from './shared.js';
 
-/** Known checkout-session states (service-api.md §3.2). Note the spelling `cancelled`, with two l's. */
+/** Known checkout-session states. Note the spelling `cancelled`, with two l's. */
 export const CHECKOUT_SESSION_STATUSES = ['created', 'pending_payment', 'completed', 'expired', 'cancelled'] as const;
 
 /** A checkout-session state; new values from the service pass through as plain strings. */
 export type CheckoutSessionStatus = OpenEnum<(typeof CHECKOUT_SESSION_STATUSES)[number]>;
 
-/** A hosted checkout session (service-api.md §2.2). */
+/** A hosted checkout session. */
 export interface CheckoutSession {
   /** Session identifier (ULID-shaped). */
   reference: string;
   /** Minor units. */
   amount: number;
   /** ISO 4217 code. */
-  currency: string;
+  currency: CurrencyCode;
   description: string | null;
   payer_name: string | null;
   payer_email: string | null;
@@ -78,12 +79,12 @@ export const CheckoutSessionSchema: z.ZodMiniType<CheckoutSession> = responseObj
   created_at: z.string(),
 }) as unknown as z.ZodMiniType<CheckoutSession>;
 
-/** Body of `POST /api/v1/checkout-sessions` (service-api.md §4.4). */
+/** Body of `POST /api/v1/checkout-sessions`. */
 export interface CheckoutSessionCreateParams {
   /** Minor units, at least 1. */
   amount: number;
   /** ISO 4217 code. */
-  currency: string;
+  currency: CurrencyCode;
   /** At most 500 characters. */
   description?: string;
   /** At most 255 characters. */
@@ -113,7 +114,7 @@ export const CheckoutSessionCreateParamsSchema: z.ZodMiniType<CheckoutSessionCre
   metadata: z.optional(plainObject('must be an object of keys to values')),
 });
 
-/** Filters of `GET /api/v1/checkout-sessions` (service-api.md §4.5). */
+/** Filters of `GET /api/v1/checkout-sessions`. */
 export interface CheckoutSessionListParams extends ListParamsBase {
   /** Only sessions in this state. */
   status?: CheckoutSessionStatus;

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { CurrencyCode } from '../currencies.js';
 import {
   currencyCode,
   type ListParamsBase,
@@ -11,7 +12,7 @@ import {
 } from './shared.js';
 
 /**
- * A reusable payment link (service-api.md §2.4). Only partly documented: known fields typed, the rest
+ * A reusable payment link. Only partly documented: known fields typed, the rest
  * passes through. Share `url` as it is; build nothing from `uuid` or other fields.
  */
 export interface PaymentLink {
@@ -19,7 +20,7 @@ export interface PaymentLink {
   url: string;
   uuid: string;
   title?: string;
-  currency?: string;
+  currency?: CurrencyCode;
   /** Fixed price in minor units; `null` or absent when the customer chooses the amount. */
   amount?: number | null;
   /** Smallest amount a customer may pay, in minor units. */
@@ -41,11 +42,11 @@ export const PaymentLinkSchema: z.ZodMiniType<PaymentLink> = responseObject({
   status: z.optional(z.string()),
 }) as z.ZodMiniType<PaymentLink>;
 
-/** Body of `POST /api/v1/payment-links` (service-api.md §4.8). Unknown keys pass through. */
+/** Body of `POST /api/v1/payment-links`. Unknown keys pass through. */
 export interface PaymentLinkCreateParams {
   title?: string;
   /** ISO 4217 code. */
-  currency?: string;
+  currency?: CurrencyCode;
   /** Set it for a fixed price; leave it out so the customer chooses. Minor units, at least 1. */
   amount?: number;
   /** A payment below it is refused. Minor units, at least 1. */
@@ -56,7 +57,7 @@ export interface PaymentLinkCreateParams {
 
 /** Schema of {@link PaymentLinkCreateParams}: known fields checked, other keys passed through. */
 export const PaymentLinkCreateParamsSchema: z.ZodMiniType<PaymentLinkCreateParams> = z.looseObject({
-  // No length limit of its own: service-api.md §8 gives none for links, and inventing one could
+  // No length limit of its own: the service documents none for links, and inventing one could
   // refuse a title the service accepts.
   title: z.optional(nonEmptyString),
   currency: z.optional(currencyCode),

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { CurrencyCode } from '../currencies.js';
 import {
   boundedString,
   countryCode,
@@ -16,19 +17,19 @@ import {
   statusFilter,
 } from './shared.js';
 
-/** Known payment states (service-api.md §3.1). Note the spelling `canceled`, with one l. */
+/** Known payment states. Note the spelling `canceled`, with one l. */
 export const PAYMENT_STATUSES = ['pending', 'processing', 'succeeded', 'failed', 'canceled', 'expired', 'refunded', 'disputed'] as const;
 
 /** A payment state; new values from the service pass through as plain strings. */
 export type PaymentStatus = OpenEnum<(typeof PAYMENT_STATUSES)[number]>;
 
-/** A payment, from a checkout session or a direct charge (service-api.md §2.1). Amounts in minor units. */
+/** A payment, from a checkout session or a direct charge. Amounts in minor units. */
 export interface Payment {
   /** Payment identifier (UUID). */
   uuid: string;
   /** Reference of the originating checkout session; `null` for a direct charge. */
   checkout_session: string | null;
-  /** Amount paid by the customer. For a converted direct charge, in the operator's currency (§4.1). */
+  /** Amount paid by the customer. For a converted direct charge, in the operator's currency. */
   gross_amount: number;
   /** Informative part of the fee. */
   psp_fee_amount: number;
@@ -36,8 +37,8 @@ export interface Payment {
   platform_fee_amount: number;
   /** Amount credited to the merchant balance. */
   net_amount_to_merchant: number;
-  /** ISO 4217 code of the amounts: the operator's currency for a converted direct charge (§4.1). */
-  currency: string;
+  /** ISO 4217 code of the amounts: the operator's currency for a converted direct charge. */
+  currency: CurrencyCode;
   /** `mobile_money` is the value shown by the service. */
   payment_method: OpenEnum<'mobile_money'>;
   /** Country; `null` for a card payment. */
@@ -74,12 +75,12 @@ export const PaymentSchema: z.ZodMiniType<Payment> = responseObject({
   created_at: z.string(),
 });
 
-/** Body of a direct mobile-money charge, `POST /api/v1/payments` (service-api.md §4.1). */
+/** Body of a direct mobile-money charge, `POST /api/v1/payments`. */
 export interface PaymentCreateParams {
   /** Minor units, at least 1. */
   amount: number;
-  /** ISO 4217 code. When it differs from the country's currency the service converts (§4.1). */
-  currency: string;
+  /** ISO 4217 code. When it differs from the country's currency the service converts. */
+  currency: CurrencyCode;
   /** ISO 3166-1 alpha-3, e.g. `SEN`. */
   country: string;
   /** Operator code. */
@@ -106,7 +107,7 @@ export const PaymentCreateParamsSchema: z.ZodMiniType<PaymentCreateParams> = z.s
   description: z.optional(boundedString(500)),
 });
 
-/** Filters of `GET /api/v1/payments` (service-api.md §4.2). */
+/** Filters of `GET /api/v1/payments`. */
 export interface PaymentListParams extends ListParamsBase {
   /** Only payments in this state. */
   status?: PaymentStatus;

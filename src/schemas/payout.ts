@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { CurrencyCode } from '../currencies.js';
 import { isExactId } from '../internal/json.js';
 import {
   countryCode,
@@ -13,7 +14,7 @@ import {
   responseObject,
 } from './shared.js';
 
-/** Where a payout goes (service-api.md §2.3). Only the mobile-money shape is documented. */
+/** Where a payout goes. Only the mobile-money shape is documented. */
 export interface PayoutDestination {
   /** Destination kind, e.g. `mobile_money`. */
   type: OpenEnum<'mobile_money'>;
@@ -28,7 +29,7 @@ export interface PayoutDestination {
 }
 
 /**
- * A payout (service-api.md §2.3, §3.3). Its record is only partly documented: the known fields are
+ * A payout. Its record is only partly documented: the known fields are
  * typed (and checked when present), everything else passes through untouched.
  */
 export interface Payout {
@@ -41,7 +42,7 @@ export interface Payout {
   /** Minor units. */
   amount?: number;
   /** ISO 4217 code. */
-  currency?: string;
+  currency?: CurrencyCode;
   /** State; names not documented (awaiting approval, then sent to the operator). */
   status?: OpenEnum<string>;
   destination?: PayoutDestination;
@@ -60,12 +61,12 @@ export const PayoutSchema: z.ZodMiniType<Payout> = responseObject({
   destination: z.optional(responseObject({ type: z.string() })),
 });
 
-/** Body of `POST /api/v1/payouts` (service-api.md §4.7). Live keys only. Unknown keys pass through. */
+/** Body of `POST /api/v1/payouts`. Live keys only. Unknown keys pass through. */
 export interface PayoutCreateParams {
   /** Minor units, at least 1. */
   amount: number;
   /** ISO 4217 code. */
-  currency: string;
+  currency: CurrencyCode;
   destination: PayoutDestination;
   /** Undocumented fields pass through to the service. */
   [key: string]: unknown;

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { responseObject } from './shared.js';
 
-/** A wallet balance (service-api.md §2.5, §4.9). Its fields are not documented: all pass through. */
+/** A wallet balance. Its fields are not documented: all pass through. */
 export interface Wallet {
   [key: string]: unknown;
 }
@@ -12,7 +12,7 @@ export const WalletSchema: z.ZodMiniType<Wallet> = responseObject({});
 /**
  * `GET /api/v1/wallets` answers `{ data: [...] }`; a bare array is accepted too. The envelope is
  * unwrapped first, then the array checked: a union would say the same at 0.4 KB gzip more in the
- * client bundle (issue 6), and its issues would not point at the bad wallet.
+ * client bundle, and its issues would not point at the bad wallet.
  */
 export const WalletListSchema: z.ZodMiniType<Wallet[]> = z.pipe(
   z.transform((value: unknown) =>

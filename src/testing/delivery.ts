@@ -1,14 +1,14 @@
 /**
- * Webhook deliveries as the service sends them (service-api.md §6.2): a `POST` with a JSON body
+ * Webhook deliveries as the service sends them: a `POST` with a JSON body
  * `{ id, type, data }`, `X-Service-Event` = the type, and `X-Service-Signature` = lowercase hex
- * HMAC-SHA256 of the raw body keyed with the whole `whsec_…` secret (API.md "Webhooks"), made by the
+ * HMAC-SHA256 of the raw body keyed with the whole `whsec_…` secret, made by the
  * SDK's own `signWebhookPayload` so the kit and the verifier cannot drift apart.
  */
 import { signWebhookPayload } from '../webhooks/sign.js';
 import { MockServiceError } from './errors.js';
 
 /**
- * Headers of a delivery (service-api.md §6.2). A type alias, not an interface, so it can be passed
+ * Headers of a delivery. A type alias, not an interface, so it can be passed
  * wherever a headers record is accepted (`verifyWebhook({ headers })`).
  */
 export type WebhookDeliveryHeaders = {
@@ -34,7 +34,11 @@ export type WebhookTarget = ((request: Request) => Response | Promise<Response>)
 
 /** Options of `mock.deliver()`. */
 export interface DeliverOptions {
-  /** URL of the `Request` handed to a handler (handlers may route on it). Default `http://localhost/webhooks`. */
+  /**
+   * Where a handler target receives the delivery: a path (`'/webhooks/payments'`, on
+   * `http://localhost`) or a whole URL. Default `http://localhost/webhooks`. Set it to your route:
+   * an app that routes on the path (Hono, a router) answers 404 elsewhere.
+   */
   url?: string;
   /** Extra or replacing headers, e.g. to test a tampered signature. */
   headers?: Record<string, string>;
@@ -77,7 +81,7 @@ export async function deliverWebhook(
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
   const init: RequestInit = { method: 'POST', headers, body: options.body ?? delivery.body };
   if (typeof target === 'function') {
-    return target(new Request(options.url ?? 'http://localhost/webhooks', init));
+    return target(new Request(new URL(options.url ?? '/webhooks', 'http://localhost'), init));
   }
   let url: URL;
   try {

@@ -195,8 +195,13 @@ function toMs(value: Date | number | string, what: string): number {
 /** The whole model. One instance per `createMockService()`. */
 export class Engine {
   readonly baseUrl: string;
-  /** Origin (and path prefix) of the hosted pages: `checkout_url` and payment link `url`. */
-  readonly pagesUrl: string;
+  /**
+   * Origin of the hosted pages (`checkout_url`): the `checkoutBaseUrl` option, else the base URL, or
+   * the origin of a running `mock.listen()` server, so the address a test opens reaches the mock.
+   */
+  hostedOrigin: string;
+  /** `true` when `checkoutBaseUrl` was given: then it stays the origin of `checkout_url` and link `url`. */
+  readonly hostedOriginFixed: boolean;
   readonly webhookSecret: string;
   readonly keys: readonly MockKeyInfo[];
   readonly #keyIndex = new Map<string, { merchant: MerchantState; mode: KeyMode }>();
@@ -218,7 +223,8 @@ export class Engine {
 
   constructor(baseUrl: string, options: MockServiceOptions) {
     this.baseUrl = baseUrl;
-    this.pagesUrl = options.checkoutBaseUrl === undefined ? baseUrl : normalizeBaseUrl(options.checkoutBaseUrl);
+    this.hostedOriginFixed = options.checkoutBaseUrl !== undefined;
+    this.hostedOrigin = options.checkoutBaseUrl === undefined ? baseUrl : normalizeBaseUrl(options.checkoutBaseUrl);
     this.#options = options;
     this.#clock = new Clock(options.now);
     this.webhookSecret = options.webhookSecret ?? `whsec_mock_${randomHex(24)}`;
@@ -616,7 +622,7 @@ export class Engine {
       ...fields,
       reference,
       status: fields.status ?? 'created',
-      checkout_url: fields.checkout_url ?? `${this.pagesUrl}/checkout/${encodeURIComponent(reference)}`,
+      checkout_url: fields.checkout_url ?? `${this.hostedOrigin}/checkout/${encodeURIComponent(reference)}`,
       expires_at: fields.expires_at ?? isoWithOffset(createdMs + this.#sessionTtl),
       created_at: isoWithOffset(createdMs),
     } as CheckoutSession;
@@ -634,7 +640,7 @@ export class Engine {
       uuid: fields.uuid ?? uuid(),
       slug: s,
       // §2.4: `url` is the address to share as it is.
-      url: fields.url ?? `${this.pagesUrl}/pay/${s}`,
+      url: fields.url ?? `${this.hostedOriginFixed ? this.hostedOrigin : this.baseUrl}/pay/${s}`,
       status: fields.status ?? 'active',
       created_at: isoWithOffset(createdMs),
     };

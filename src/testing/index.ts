@@ -1,6 +1,6 @@
 /**
- * `payments-sdk/testing`: an in-process model of the whole payments service for your tests
- * (API.md "Testing kit"). Plug `mock.fetch` into the client (or `mock.handlers` into msw, or
+ * `payments-sdk/testing`: an in-process model of the whole payments service for your tests.
+ * Plug `mock.fetch` into the client (or `mock.handlers` into msw, or
  * `mock.listen()` for a real 127.0.0.1 port), then drive it: settle payments, pay checkout sessions
  * and payment links, move payouts along, and deliver the signed webhooks to your own handler.
  *
@@ -38,7 +38,7 @@ export {
   type PayPaymentLinkOptions,
   type PaySessionOptions,
 } from './mock-service.js';
-export type { MswModule } from './msw.js';
+export type { MswHandler, MswModule } from './msw.js';
 export type { ListenOptions, MockHttpServer } from './node-server.js';
 export {
   DEFAULT_COUNTRIES,

@@ -1,11 +1,10 @@
 /**
- * `createMockService()`: the in-process model of the whole payments service (API.md "Testing kit").
+ * `createMockService()`: the in-process model of the whole payments service.
  * Requests reach it through `mock.fetch` (for the client's `fetch` option: no global interception),
  * `mock.handlers` (msw), or `mock.listen()` (a real port on 127.0.0.1). Its actions move state the
  * way the service does on its own (a processor confirming a payment, a customer paying a hosted
  * page) and hand back the signed webhook delivery the service would send.
  */
-import type { HttpHandler } from 'msw';
 import { normalizeBaseUrl } from '../internal/config.js';
 import type { CheckoutSession } from '../schemas/checkout-session.js';
 import type { Payment } from '../schemas/payment.js';
@@ -15,11 +14,12 @@ import { type DeliverOptions, deliverWebhook, signDelivery, type WebhookDelivery
 import { Engine, type MockKeyInfo, type MockPayerOptions, type MockPaymentLinkStatus, type MockPayoutStatus } from './engine.js';
 import { MockServiceError } from './errors.js';
 import { handleRequest } from './http.js';
-import { buildHandlers, type MswModule, requireMsw } from './msw.js';
+import { isoWithOffset, uuid } from './ids.js';
+import { buildHandlers, type MswHandler, type MswModule, requireMsw } from './msw.js';
 import type { ListenOptions, MockHttpServer } from './node-server.js';
 import type { MockKycStatus, MockSeed, MockServiceOptions } from './options.js';
 
-/** A `payment.succeeded` / `payment.failed` event (service-api.md §6.3). */
+/** A `payment.succeeded` / `payment.failed` event. */
 export interface PaymentEvent {
   id: string;
   type: 'payment.succeeded' | 'payment.failed';
@@ -91,7 +91,7 @@ export class MockService {
    */
   readonly fetch: typeof globalThis.fetch;
   readonly #engine: Engine;
-  #handlers: HttpHandler[] | undefined;
+  #handlers: MswHandler[] | undefined;
   #deliveries: WebhookDelivery[] = [];
   #requests: MockRequestLog[] = [];
   #faults: Array<MockFault & { left: number }> = [];
@@ -114,13 +114,16 @@ export class MockService {
    * `setupServer(...mock.handlers)`. Needs msw (an optional peer dependency), loaded on first read;
    * if it cannot be loaded synchronously here, use {@link createHandlers}.
    */
-  get handlers(): HttpHandler[] {
+  get handlers(): MswHandler[] {
     this.#handlers ??= this.createHandlers(requireMsw());
     return this.#handlers;
   }
 
-  /** The same handlers as {@link handlers}, from an msw module you loaded: `mock.createHandlers(await import('msw'))`. */
-  createHandlers(msw: MswModule): HttpHandler[] {
+  /**
+   * The same handlers as {@link handlers}, from an msw module you loaded:
+   * `mock.createHandlers(await import('msw'))`. Typed with msw's own handler type.
+   */
+  createHandlers<H>(msw: MswModule<H>): H[] {
     return buildHandlers(msw, this.baseUrl, (request) => this.#answer(request));
   }
 
@@ -130,7 +133,11 @@ export class MockService {
     return (this.#engine.keys.find((k) => k.merchant === first.merchant && k.mode === 'sandbox') ?? first).key;
   }
 
-  /** The first merchant's live key, if it has one. Payouts need it (service-api.md §5.4). */
+  /**
+   * The first merchant's live key, if it has one: payouts need one. Its wallets start empty, and a
+   * payout above the balance is refused (422 on `amount`), so give it a balance first:
+   * `mock.seed({ wallets: [{ currency: 'XOF', balance: 1_000_000 }] }, { apiKey: mock.liveApiKey })`.
+   */
   get liveApiKey(): string | undefined {
     const first = this.#engine.keys[0] as MockKeyInfo;
     return this.#engine.keys.find((k) => k.merchant === first.merchant && k.mode === 'live')?.key;
@@ -165,7 +172,7 @@ export class MockService {
 
   /**
    * Moves the mock's clock forward by `ms` and applies what time does: checkout sessions past
-   * `expires_at` become `expired`; idempotency keys older than 24 h are forgotten (service-api.md §5.2).
+   * `expires_at` become `expired`; idempotency keys older than 24 h are forgotten.
    */
   advance(ms: number): Date {
     this.#engine.advance(ms);
@@ -177,11 +184,23 @@ export class MockService {
   /**
    * Serves the mock on a real port of 127.0.0.1 (Node, Bun, Deno) for code that can take neither a
    * custom fetch nor msw. Use the returned `url` as `baseUrl`; `await server.close()` in `afterAll`.
+   * Checkout sessions created while it runs have their `checkout_url` on this server.
    */
   async listen(options?: ListenOptions): Promise<MockHttpServer> {
     // Dynamic: `node:http` stays out of the graph of createMockService() (edge runtimes, browsers).
     const { startServer } = await import('./node-server.js');
-    return startServer((request) => this.#answer(request), options);
+    const server = await startServer((request) => this.#answer(request), options);
+    // Sessions created while it runs get a `checkout_url` on this server, an address that resolves.
+    const engine = this.#engine;
+    if (!engine.hostedOriginFixed) engine.hostedOrigin = server.url;
+    return {
+      url: server.url,
+      port: server.port,
+      close: async () => {
+        if (engine.hostedOrigin === server.url) engine.hostedOrigin = engine.baseUrl;
+        await server.close();
+      },
+    };
   }
 
   /** Injects a fault into the next matching requests (see {@link MockFault}). */
@@ -259,7 +278,7 @@ export class MockService {
 
   /**
    * The customer pays a checkout session on the hosted page: its payment is created with
-   * `checkout_session` = the reference (service-api.md §2.2) and decided at once. Delivery
+   * `checkout_session` = the reference and decided at once. Delivery
    * `payment.succeeded` (session `completed`) or `payment.failed` (session stays `pending_payment`).
    */
   async paySession(reference: string, options: PaySessionOptions = {}): Promise<WebhookDelivery<PaymentEvent>> {
@@ -279,7 +298,7 @@ export class MockService {
 
   /**
    * Expires a session now (as reaching `expires_at` does). The service documents no event for
-   * sessions (service-api.md §6.3), so there is no delivery: resolves to `null`. Read the session
+   * sessions, so there is no delivery: resolves to `null`. Read the session
    * through the API to see `expired`.
    */
   async expireSession(reference: string): Promise<null> {
@@ -295,15 +314,15 @@ export class MockService {
 
   /**
    * A customer pays a payment link (by `uuid`, slug or `url`): a checkout session of the link is
-   * made and paid, so the payment appears in `GET /payments` with that session's reference
-   * (service-api.md §4.8). Throws {@link MockServiceError} with the service's sentence for a
-   * deactivated, expired or unknown link, and with `errors.amount` below `minimum_amount` (§7).
+   * made and paid, so the payment appears in `GET /payments` with that session's reference.
+   * Throws {@link MockServiceError} with the service's sentence for a
+   * deactivated, expired or unknown link, and with `errors.amount` below `minimum_amount`.
    */
   async payPaymentLink(id: string, options: PayPaymentLinkOptions = {}): Promise<WebhookDelivery<PaymentEvent>> {
     return this.#deliver(this.#engine.payPaymentLink(id, { ...options, outcome: options.outcome ?? 'succeeded' }) as PaymentEvent);
   }
 
-  /** Activates, deactivates or expires a link, as the merchant dashboard does (no API exists: service-api.md §4.8). */
+  /** Activates, deactivates or expires a link, as the merchant dashboard does (the service has no API for it). */
   setPaymentLinkStatus(id: string, status: MockPaymentLinkStatus): PaymentLink {
     return this.#engine.setPaymentLinkStatus(id, status);
   }
@@ -312,39 +331,76 @@ export class MockService {
    * Moves a payout one step: by default `pending_approval` → `approved` → `processing` →
    * `completed`; or `{ to: 'rejected' }` (from `pending_approval`) / `{ to: 'failed' }` (later),
    * which give the amount back to the wallet. States and `payout.*` event names are the mock's own:
-   * the service does not document them (service-api.md §3.3, §6.3).
+   * the service does not document them.
    */
   async advancePayout(id: string, options: { to?: MockPayoutStatus; failure_reason?: string } = {}): Promise<WebhookDelivery<PayoutEvent>> {
     return this.#deliver(this.#engine.movePayout(id, options.to, options.failure_reason) as PayoutEvent);
   }
 
-  /** Runs a payout through every remaining step to `completed`; one delivery per step. */
-  async completePayout(id: string): Promise<WebhookDelivery<PayoutEvent>[]> {
-    const out: WebhookDelivery<PayoutEvent>[] = [];
-    // At most three steps exist (pending_approval → approved → processing → completed).
-    for (let i = 0; i < 3; i++) {
-      const payout = this.getPayout(id);
-      if (!payout || payout.status === 'completed') break;
-      out.push(await this.advancePayout(id));
-    }
-    return out;
+  /**
+   * Runs a payout through every remaining step to `completed` and resolves to the last delivery,
+   * `payout.completed`, like every other action. Each step's delivery (`payout.approved`,
+   * `payout.processing`) is in {@link deliveries} too. Throws {@link MockServiceError} when the
+   * payout is already in a final state.
+   */
+  async completePayout(id: string): Promise<WebhookDelivery<PayoutEvent>> {
+    let last = await this.advancePayout(id);
+    // At most two more steps exist (pending_approval → approved → processing → completed).
+    while (this.getPayout(id)?.status !== 'completed') last = await this.advancePayout(id);
+    return last;
   }
 
-  /** Signs any event with the mock's secret, e.g. a type your code does not know yet. `id` defaults to a fresh `evt_…`. */
+  /**
+   * Signs any event with the mock's secret, e.g. a type your code does not know yet. `id` defaults
+   * to a fresh `evt_…`. For `payment.*` events, the fields of a payment that `data` leaves out are
+   * filled (a 5000 XOF mobile-money payment, `status` from the type), so the delivery verifies:
+   * `mock.createDelivery({ type: 'payment.succeeded', data: { uuid: 'pay_1' } })`.
+   */
   async createDelivery<T extends string, D>(event: {
     type: T;
     data: D;
     id?: string;
   }): Promise<WebhookDelivery<{ id: string; type: T; data: D }>> {
-    const made = this.#engine.event(event.type, event.data) as { id: string; type: T; data: D };
+    const data =
+      event.type.startsWith('payment.') && isPlainRecord(event.data) ? this.#paymentDefaults(event.type, event.data) : event.data;
+    const made = this.#engine.event(event.type, data) as { id: string; type: T; data: D };
     if (event.id !== undefined) made.id = event.id;
     return this.#deliver(made);
+  }
+
+  /** A whole payment record around the fields given, as the verifier expects one. */
+  #paymentDefaults(type: string, given: Record<string, unknown>): Record<string, unknown> {
+    const gross = typeof given.gross_amount === 'number' ? given.gross_amount : 5000;
+    const psp = typeof given.psp_fee_amount === 'number' ? given.psp_fee_amount : 0;
+    const platform = typeof given.platform_fee_amount === 'number' ? given.platform_fee_amount : 0;
+    const failed = type === 'payment.failed';
+    return {
+      uuid: uuid(),
+      checkout_session: null,
+      gross_amount: gross,
+      psp_fee_amount: psp,
+      platform_fee_amount: platform,
+      net_amount_to_merchant: gross - psp - platform,
+      currency: 'XOF',
+      payment_method: 'mobile_money',
+      mobile_money_country: 'SEN',
+      mobile_money_provider: 'orange',
+      psp_reference: uuid(),
+      status: failed ? 'failed' : type === 'payment.succeeded' ? 'succeeded' : 'pending',
+      failure_reason: failed ? 'declined' : null,
+      created_at: isoWithOffset(this.#engine.now()),
+      ...given,
+    };
   }
 
   /**
    * POSTs a delivery to your webhook endpoint: a fetch-style handler `(request) => Response`
    * (what `webhookHandler()` returns, a Hono app's `fetch`…) or a URL on 127.0.0.1 / localhost / [::1].
    * Any other host is refused. Returns your endpoint's response.
+   *
+   * A handler is given a `Request` for `http://localhost/webhooks`: when your app routes the
+   * endpoint elsewhere, say where with `url` (a path or a whole URL), or the app answers 404:
+   * `mock.deliver(delivery, app.fetch, { url: '/webhooks/payments' })`.
    */
   deliver(delivery: WebhookDelivery<unknown>, target: WebhookTarget, options?: DeliverOptions): Promise<Response> {
     return deliverWebhook(delivery, target, options);
@@ -407,7 +463,7 @@ export class MockService {
 }
 
 /**
- * Creates an in-process mock of the whole payments service (API.md "Testing kit").
+ * Creates an in-process mock of the whole payments service.
  *
  * ```ts
  * import { PaymentsClient } from 'payments-sdk';
@@ -421,4 +477,9 @@ export class MockService {
  */
 export function createMockService(options?: MockServiceOptions): MockService {
   return new MockService(options);
+}
+
+/** An object that is not an array: `data` that can take a payment's missing fields. */
+function isPlainRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }

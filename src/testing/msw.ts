@@ -13,16 +13,25 @@
  * Node ≥ 22.12 can `require()` msw, which is ESM-only. Both the ESM and the CJS builds take the
  * same path (no `import.meta`, no bundler `require` shim). Where that cannot work (a browser, a
  * runtime without `process.getBuiltinModule`), `mock.createHandlers(await import('msw'))` builds the
- * same handlers from a module the caller loaded. Only `import type` of msw appears here: erased.
+ * same handlers from a module the caller loaded. No type of msw is imported either: the published
+ * `.d.ts` of this entry must compile where msw is not installed (see {@link MswHandler}).
  */
-import type { HttpHandler } from 'msw';
 import { MockServiceError } from './errors.js';
 
+/**
+ * An msw request handler, as `setupServer(...)` and `server.use(...)` take it. msw's handler classes
+ * have private members, so only msw's own type is assignable to them, and naming it would make the
+ * published types fail to compile without msw: the type is left open here. The exact msw type comes
+ * back from {@link MockService.createHandlers}, which takes the msw module.
+ */
+// biome-ignore lint/suspicious/noExplicitAny: msw's nominal handler type cannot be named without msw installed.
+export type MswHandler = any;
+
 /** The part of the `msw` module the kit uses: `http`. Pass `await import('msw')`. */
-export interface MswModule {
+export interface MswModule<H = MswHandler> {
   http: {
     /** msw's `http.all`: a handler for every method, with a predicate on the request. */
-    all: (predicate: (args: { request: Request }) => boolean, resolver: (info: { request: Request }) => Promise<Response>) => HttpHandler;
+    all: (predicate: (args: { request: Request }) => boolean, resolver: (info: { request: Request }) => Promise<Response>) => H;
   };
 }
 
@@ -62,7 +71,7 @@ export function requireMsw(): MswModule {
 }
 
 /** One catch-all handler: every request under `baseUrl` is answered by the mock's `fetch`. */
-export function buildHandlers(msw: MswModule, baseUrl: string, answer: (request: Request) => Promise<Response>): HttpHandler[] {
+export function buildHandlers<H>(msw: MswModule<H>, baseUrl: string, answer: (request: Request) => Promise<Response>): H[] {
   if (typeof msw?.http?.all !== 'function')
     throw new MockServiceError("createHandlers(msw): pass the msw module, e.g. await import('msw').");
   const prefix = `${baseUrl}/`;

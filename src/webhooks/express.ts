@@ -1,5 +1,5 @@
 /**
- * The webhook endpoint for Express and plain `node:http` (API.md "Webhooks"). It reads the request
+ * The webhook endpoint for Express and plain `node:http`. It reads the request
  * stream through its `data`/`end` events, so nothing here imports a `node:` module and this entry
  * still loads on edge runtimes.
  *
@@ -23,7 +23,7 @@ export interface NodeWebhookRequest {
   /** `true` once the body stream was read to its end (by a body parser, say). */
   readableEnded?: boolean;
   /** Subscribes to the request stream (`data`, `end`, `error`), to read the raw body. Absent on a Fastify request. */
-  on?(event: string, listener: (...args: never[]) => void): unknown;
+  on?(event: string, listener: (...args: unknown[]) => void): unknown;
   /** The Node request under a framework's own request object (Fastify's `request.raw`). */
   raw?: unknown;
 }

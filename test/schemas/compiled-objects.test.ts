@@ -4,7 +4,7 @@
  * `z.looseObject` of the same shape does, for any input: same verdict, same value, same issues.
  */
 import fc from 'fast-check';
-import { CheckoutSessionSchema, PaymentSchema, PayoutSchema } from 'payments-sdk';
+import { CheckoutSessionSchema, PaymentSchema, PayoutSchema } from 'payments-sdk/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { checkoutSession, payment } from '../helpers/fixtures.js';

@@ -84,6 +84,11 @@ describe('payments.create params (§4.1)', () => {
     expect(Object.keys(await issuesOf(charge({ currency })))).toEqual(['currency']);
   });
 
+  it.each(['CFA', 'XYZ', 'XXX'])('currency: refuses %j, well formed but not an ISO 4217 currency, before sending', async (currency) => {
+    expect(await issuesOf(charge({ currency }))).toEqual({ currency: expect.stringContaining('must be an ISO 4217 currency code') });
+    expect(await issuesOf(session({ currency }))).toEqual({ currency: expect.stringContaining('must be an ISO 4217 currency code') });
+  });
+
   it.each(['SN', 'sen', 'SENE', 'S3N'])('country: refuses %j (ISO 3166-1 alpha-3)', async (country) => {
     const issues = await issuesOf(charge({ country }));
     expect(Object.keys(issues)).toEqual(['country']);

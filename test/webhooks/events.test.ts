@@ -3,7 +3,7 @@
  * agree with PaymentSchema and PayoutSchema (src/schemas) on any input, so neither can drift.
  */
 import fc from 'fast-check';
-import { PaymentSchema, PayoutSchema } from 'payments-sdk';
+import { PaymentSchema, PayoutSchema } from 'payments-sdk/schemas';
 import { describe, expect, it } from 'vitest';
 import { toWebhookEvent } from '../../src/webhooks/events.js';
 import { payment } from '../helpers/fixtures.js';
