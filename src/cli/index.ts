@@ -37,6 +37,9 @@ export function buildProgram(): Command {
 /** Runs the command line with `argv` (process.argv by default). Sets `process.exitCode`. */
 export async function main(argv: string[] = process.argv): Promise<void> {
   const program = buildProgram();
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT.ok);
+  });
   try {
     await program.parseAsync(argv);
   } catch (error) {
@@ -45,6 +48,8 @@ export async function main(argv: string[] = process.argv): Promise<void> {
       process.exitCode = error.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
+    // The reader of stdout went away (`| head`): what it wanted was written; stop quietly, as Unix tools do.
+    if ((error as { code?: string }).code === 'EPIPE') return;
     reportError(error, program.opts<GlobalOptions>());
   }
 }

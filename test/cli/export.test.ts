@@ -5,6 +5,7 @@
  * that never show.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -139,6 +140,21 @@ describe('payments-sdk export', () => {
     const rerun = await runCli(['export', 'payments', '--out', out], env);
     expect(rerun.code).toBe(0);
     expect(readCsv(out)).toHaveLength(TOTAL);
+  });
+
+  it('a reader that goes away (`| head -1`) ends the export quietly with exit 0', async () => {
+    const child = spawn(process.execPath, [cliPath, 'export', 'payments', '--per-page', '10'], {
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.stdout.once('data', () => child.stdout.destroy());
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
   });
 
   it('keys never show: a missing key is a usage error (2), a refused key a service error (4), one line each', async () => {
