@@ -8,9 +8,10 @@
  * ```
  * @packageDocumentation
  */
+
+export { type ClientMode, type ClientOptions, PaymentsClient, type RequestOptions } from './client.js';
 export { APIPromise, type WithResponse } from './core/api-promise.js';
-export { type ClientMode, type ClientOptions, PaymentsClient, type RequestOptions } from './core/client.js';
-// The error classes and their types; the helpers of errors.ts (makeAPIError, isRecord...) stay internal.
+// The error classes and their types; `makeAPIError` and `setName` stay internal.
 export {
   APIConnectionError,
   APIError,

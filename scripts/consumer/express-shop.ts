@@ -30,7 +30,7 @@ http.createServer(expressWebhook({ secret: 'whsec_x', onEvent: () => {} }));
 http.createServer((req, res) => void onWebhook(req, res));
 
 // The request machinery is not part of the client's type.
-// @ts-expect-error create/retrieve/getRaw/list are internal
+// @ts-expect-error create/retrieve/getUnpaginated/list are internal
 client.list('/payments', {}, {});
 // Autocomplete lists ISO 4217 codes; a made-up one is not among them (it still type-checks as CurrencyCode).
 // @ts-expect-error 'CFA' is not an ISO 4217 code

@@ -7,7 +7,7 @@
  */
 import { formatAmount } from '../money.js';
 import type { WebhookDelivery } from '../testing/delivery.js';
-import { MockServiceError } from '../testing/errors.js';
+import { MockServiceError } from '../testing/mock-errors.js';
 import type { MockService } from '../testing/mock-service.js';
 
 /** Escapes text for HTML content and attribute values: the description and names are the merchant's. */

@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'csv-stringify/sync';
-import type { PaymentsClient } from '../core/client.js';
+import type { PaymentsClient } from '../client.js';
 import type { PagePromise } from '../core/pagination.js';
 import { currencyExponent, formatAmount } from '../money.js';
 import {

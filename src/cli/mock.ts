@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
 import { deliverWebhook, isLoopback, type WebhookDelivery } from '../testing/delivery.js';
-import { MockServiceError } from '../testing/errors.js';
+import { MockServiceError } from '../testing/mock-errors.js';
 import { createMockService, type MockService } from '../testing/mock-service.js';
 import { type MockHttpServer, startServer } from '../testing/node-server.js';
 import type { MockSeed } from '../testing/options.js';

@@ -4,9 +4,9 @@
  * handling and machine (`--json`) output. Node only: the CLI is never loaded by the library entries.
  */
 import cliProgress from 'cli-progress';
-import { PaymentsClient } from '../core/client.js';
+import { PaymentsClient } from '../client.js';
 import { APIConnectionError, APIError, InvalidParamsError, PaymentsError } from '../core/errors.js';
-import { MockServiceError } from '../testing/errors.js';
+import { MockServiceError } from '../testing/mock-errors.js';
 
 /** Exit codes of every command (documented in `--help` and docs/cli.md). */
 export const EXIT = Object.freeze({

@@ -4,9 +4,9 @@
  * the state the event announces) and is signed by the kit's delivery code with the merchant's secret.
  */
 import type { Command } from 'commander';
-import { PaymentsClient } from '../core/client.js';
+import { PaymentsClient } from '../client.js';
 import { MOCK_PAYOUT_STATUSES } from '../testing/engine.js';
-import { MockServiceError } from '../testing/errors.js';
+import { MockServiceError } from '../testing/mock-errors.js';
 import { createMockService, type MockService } from '../testing/mock-service.js';
 import { CliError, EXIT, type GlobalOptions, printJson } from './shared.js';
 

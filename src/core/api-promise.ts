@@ -1,5 +1,5 @@
 /**
- * `APIPromise<T>`: the promise every call returns (API.md "Resources"). It resolves to the parsed
+ * `APIPromise<T>`: the promise every call returns. It resolves to the parsed
  * data, and `.withResponse()` gives the raw `Response` beside it, so metadata never pollutes payloads.
  */
 
@@ -14,7 +14,7 @@ export interface WithResponse<T> {
   response: Response;
   /** The `Idempotency-Key` that was sent, on the four creations. */
   idempotencyKey?: string;
-  /** `true` when a creation was answered `200`: an idempotent replay, nothing new was created (service-api.md §5.2). */
+  /** `true` when a creation was answered `200`: an idempotent replay, nothing new was created. */
   replayed: boolean;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The error hierarchy of the SDK (API.md "Errors"). Every error the SDK throws is a
+ * The error hierarchy of the SDK. Every error the SDK throws is a
  * {@link PaymentsError}; every non-2xx answer is an {@link APIError} subclass picked by status.
  *
  * Errors never hold the API key or the request: the request headers carry `Authorization`, and a
@@ -7,6 +7,10 @@
  *
  * @module
  */
+import { formatIssues } from '../internal/format-issues.js';
+import { isRecord } from '../internal/is-record.js';
+import { parseRetryAfter } from '../internal/retry-after.js';
+import { safeString } from '../internal/safe-string.js';
 
 /** One field problem, as carried by {@link InvalidParamsError} and {@link ResponseValidationError}. */
 export interface ValidationIssue {
@@ -21,7 +25,7 @@ export class PaymentsError extends Error {
   /**
    * The `Idempotency-Key` of the creation that failed, when the error comes from one of the four
    * creations. Retry the same operation later with `{ idempotencyKey }` and the service replays
-   * the original result instead of charging twice (service-api.md §5.2, kept 24 hours).
+   * the original result instead of charging twice (the service keeps a key 24 hours).
    */
   idempotencyKey?: string;
 
@@ -48,7 +52,7 @@ export class APIError extends PaymentsError {
   readonly body: unknown;
   /** The answer's headers. */
   readonly headers: Headers;
-  /** Field → messages, from the body's `errors` member when it has one (service-api.md §7, 422). */
+  /** Field → messages, from the body's `errors` member when it has one (a 422, say). */
   readonly errors?: Record<string, string[]>;
 
   constructor(init: APIErrorInit) {
@@ -71,21 +75,21 @@ setName(BadRequestError, 'BadRequestError');
 export class AuthenticationError extends APIError {}
 setName(AuthenticationError, 'AuthenticationError');
 
-/** 403: live key without approved KYC, suspended merchant, or payouts with a sandbox key (service-api.md §5). */
+/** 403: live key without approved KYC, suspended merchant, or payouts with a sandbox key. */
 export class PermissionDeniedError extends APIError {}
 setName(PermissionDeniedError, 'PermissionDeniedError');
 
-/** 404: unknown resource, or a resource of another merchant (service-api.md §5.5). */
+/** 404: unknown resource, or a resource of another merchant (the service answers both alike). */
 export class NotFoundError extends APIError {}
 setName(NotFoundError, 'NotFoundError');
 
-/** 409: the `Idempotency-Key` was already used with a different payload (service-api.md §5.2). Never retried. */
+/** 409: the `Idempotency-Key` was already used with a different payload. Never retried. */
 export class IdempotencyConflictError extends APIError {}
 setName(IdempotencyConflictError, 'IdempotencyConflictError');
 
 /** 422: invalid fields (see {@link APIError.errors}) or a refused charge (see {@link UnprocessableEntityError.failureReason}). */
 export class UnprocessableEntityError extends APIError {
-  /** The body's `failure_reason`, when a direct charge was refused (service-api.md §4.1). */
+  /** The body's `failure_reason`, when a direct charge was refused. */
   readonly failureReason?: string;
 
   constructor(init: APIErrorInit) {
@@ -144,8 +148,8 @@ export class ResponseValidationError extends PaymentsError {
   /** The body as received. */
   readonly body: unknown;
 
-  constructor(issues: ValidationIssue[], body: unknown, what = 'response') {
-    super(`The ${what} from the payments service did not match the expected shape: ${formatIssues(issues)}`);
+  constructor(issues: ValidationIssue[], body: unknown, label = 'response') {
+    super(`The ${label} from the payments service did not match the expected shape: ${formatIssues(issues)}`);
     this.issues = issues;
     this.body = body;
   }
@@ -157,8 +161,8 @@ export class InvalidParamsError extends PaymentsError {
   /** Each bad field, with its path. */
   readonly issues: ValidationIssue[];
 
-  constructor(issues: ValidationIssue[], what = 'params') {
-    super(`Invalid ${what}: ${formatIssues(issues)}. Nothing was sent.`);
+  constructor(issues: ValidationIssue[], label = 'params') {
+    super(`Invalid ${label}: ${formatIssues(issues)}. Nothing was sent.`);
     this.issues = issues;
   }
 }
@@ -199,36 +203,13 @@ export function makeAPIError(init: APIErrorInit): APIError {
   if (status === 429) return new RateLimitError(init);
   if (status >= 500) return new InternalServerError(init);
   if (status >= 300 && status < 400) {
-    // The SDK follows no redirect (service-api.md documents none for the API): say where it pointed.
+    // The SDK follows no redirect (the service's API answers none): say where it pointed.
     const location = init.headers.get('location');
     const target = location ? ` with a redirect to ${location}` : ' with a redirect';
     const message = `The payments service answered ${status}${target}, which the SDK does not follow (a POST would be replayed as a GET, or the key sent elsewhere). Check baseUrl: an http:// address in front of an HTTPS redirect, or a host that moved.`;
     return new APIError({ ...init, message: init.message ?? message });
   }
   return new APIError(init);
-}
-
-/**
- * The shapes of an HTTP-date (RFC 9110 §5.6.7): IMF-fixdate (`Sun, 06 Nov 1994 08:49:37 GMT`), and
- * the obsolete RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`) and asctime (`Sun Nov  6 08:49:37 1994`).
- */
-const HTTP_DATE = /^[A-Z][a-z]{2}([a-z]*, [\d A-Za-z-]+ \d\d:\d\d:\d\d GMT| [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4})$/;
-
-/**
- * Parses a `Retry-After` value into seconds (≥ 0): delta-seconds (digits only) or an HTTP-date.
- * Anything else (`-5`, `1.5`, `1 2`, a free-form date) is `undefined`, so the backoff applies: a
- * lenient date parser would read `-5` as a date in 2001, that is, no wait at all.
- */
-export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
-  const trimmed = value?.trim() ?? '';
-  if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const date = HTTP_DATE.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
-  return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
-}
-
-/** Formats issues as `a.b: message; c: message`. */
-export function formatIssues(issues: ValidationIssue[]): string {
-  return issues.map((issue) => (issue.path.length ? `${issue.path.join('.')}: ${issue.message}` : issue.message)).join('; ');
 }
 
 function messageFromBody(status: number, body: unknown): string {
@@ -248,24 +229,6 @@ function fieldErrorsFromBody(body: unknown): Record<string, string[]> | undefine
     else if (messages != null) out[field] = [safeString(messages)];
   }
   return out;
-}
-
-/**
- * `String(value)` that never throws: a body member such as `{"toString": 0}` or a null-prototype
- * object makes `String()` throw a TypeError, which must not replace the SDK's own error.
- */
-export function safeString(value: unknown): string {
-  if (typeof value === 'string') return value;
-  try {
-    return typeof value === 'object' && value !== null ? JSON.stringify(value) : String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}
-
-/** `true` for a plain object (not an array, not null). */
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 // `name` lives on the prototype, not on each instance: it stays out of `JSON.stringify` and

@@ -13,11 +13,11 @@ import {
   makeAPIError,
   PaymentsError,
   ResponseValidationError,
-  safeString,
 } from '../core/errors.js';
 import { AttemptAbortedError, exchange, MalformedBodyError, receivedBody, ThrownValueError } from './exchange.js';
 import type { Logger } from './logger.js';
 import { redactHeaders, redactSecrets, sanitizeError } from './logger.js';
+import { safeString } from './safe-string.js';
 
 /** Statuses retried: 408, 429 and the 5xx that mean "try again". 409 and other 4xx never are. */
 export const RETRY_STATUSES = [408, 429, 500, 502, 503, 504] as const;

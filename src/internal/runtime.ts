@@ -4,15 +4,15 @@
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: feature detection on globals that have no types here.
-const g = globalThis as any;
+const globals = globalThis as any;
 
 /** Name and version of the runtime, for the `User-Agent` header. */
 export function runtimeName(): string {
-  if (typeof g.Bun !== 'undefined') return `bun/${g.Bun.version}`;
-  if (typeof g.Deno !== 'undefined') return `deno/${g.Deno.version?.deno ?? 'unknown'}`;
-  if (typeof g.EdgeRuntime === 'string') return 'vercel-edge';
-  if (g.navigator?.userAgent === 'Cloudflare-Workers') return 'cloudflare-workers';
-  if (typeof g.process?.versions?.node === 'string') return `node/${g.process.versions.node}`;
+  if (typeof globals.Bun !== 'undefined') return `bun/${globals.Bun.version}`;
+  if (typeof globals.Deno !== 'undefined') return `deno/${globals.Deno.version?.deno ?? 'unknown'}`;
+  if (typeof globals.EdgeRuntime === 'string') return 'vercel-edge';
+  if (globals.navigator?.userAgent === 'Cloudflare-Workers') return 'cloudflare-workers';
+  if (typeof globals.process?.versions?.node === 'string') return `node/${globals.process.versions.node}`;
   return 'unknown';
 }
 
@@ -21,15 +21,20 @@ export function runtimeName(): string {
  * browser is recognised by a DOM `document` on a `window` that is the global object.
  */
 export function isBrowser(): boolean {
-  return typeof g.window !== 'undefined' && g.window === g && typeof g.document !== 'undefined' && typeof g.Deno === 'undefined';
+  return (
+    typeof globals.window !== 'undefined' &&
+    globals.window === globals &&
+    typeof globals.document !== 'undefined' &&
+    typeof globals.Deno === 'undefined'
+  );
 }
 
 /** Reads an environment variable on Node, Bun and Deno; `undefined` elsewhere or when not allowed. */
 export function readEnv(name: string): string | undefined {
   try {
-    const fromProcess = g.process?.env?.[name];
+    const fromProcess = globals.process?.env?.[name];
     if (typeof fromProcess === 'string') return fromProcess.trim() === '' ? undefined : fromProcess;
-    const fromDeno = g.Deno?.env?.get?.(name);
+    const fromDeno = globals.Deno?.env?.get?.(name);
     if (typeof fromDeno === 'string') return fromDeno.trim() === '' ? undefined : fromDeno;
   } catch {
     // Deno without --allow-env throws: treat it as unset.

@@ -4,49 +4,50 @@
  * "missing" from "wrong type".
  */
 import type * as z from 'zod/mini';
-import { InvalidParamsError, isRecord, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
+import { InvalidParamsError, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
 import { isSendableDate } from '../schemas/shared.js';
+import { isRecord } from './is-record.js';
 
 type RawIssue = z.core.$ZodIssue;
 
 /** Validates params before anything is sent; throws one {@link InvalidParamsError} naming every bad field. */
-export function checkParams<T>(schema: z.ZodMiniType<T>, params: unknown, what: string, more: ValidationIssue[] = []): T {
+export function checkParams<T>(schema: z.ZodMiniType<T>, params: unknown, label: string, more: ValidationIssue[] = []): T {
   const result = schema.safeParse(params);
   if (result.success && more.length === 0) return result.data;
   // `more`: problems found outside the schema (an option, a filter), reported in the same error;
   // a field the schema already named is named once.
   const issues = result.success ? [] : toIssues(result.error.issues, params);
   const named = new Set(issues.map((issue) => issue.path.join('\u0000')));
-  throw new InvalidParamsError([...more.filter((issue) => !named.has(issue.path.join('\u0000'))), ...issues], what);
+  throw new InvalidParamsError([...more.filter((issue) => !named.has(issue.path.join('\u0000'))), ...issues], label);
 }
 
 /** Validates a 2xx body; throws {@link ResponseValidationError} with the issues and the raw body. */
-export function checkResponse<T>(schema: z.ZodMiniType<T>, body: unknown, what = 'response'): T {
+export function checkResponse<T>(schema: z.ZodMiniType<T>, body: unknown, label = 'response'): T {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  throw new ResponseValidationError(toIssues(result.error.issues, body), body, what);
+  throw new ResponseValidationError(toIssues(result.error.issues, body), body, label);
 }
 
 /**
  * Unwraps and validates the `data` member of a `{ "data": … }` body (service-api.md §2.1). On a
  * mismatch the error carries the whole body as received, and each issue's path starts at it
- * (`data.amount`), so what the merchant logs is what the service sent.
+ * (`data.amount`), so label the merchant logs is label the service sent.
  */
-export function checkData<T>(schema: z.ZodMiniType<T>, body: unknown, what = 'response'): T {
+export function checkData<T>(schema: z.ZodMiniType<T>, body: unknown, label = 'response'): T {
   if (!isRecord(body) || !('data' in body)) {
-    throw new ResponseValidationError([{ path: ['data'], message: 'is required: expected an object with a "data" member' }], body, what);
+    throw new ResponseValidationError([{ path: ['data'], message: 'is required: expected an object with a "data" member' }], body, label);
   }
   const result = schema.safeParse(body.data);
   if (result.success) return result.data;
   const issues = toIssues(result.error.issues, body.data).map((issue) => ({ path: ['data', ...issue.path], message: issue.message }));
-  throw new ResponseValidationError(issues, body, what);
+  throw new ResponseValidationError(issues, body, label);
 }
 
 /** Turns zod issues into SDK issues with English messages; unknown keys become one issue each. */
 export function toIssues(issues: readonly RawIssue[], input: unknown): ValidationIssue[] {
   const out: ValidationIssue[] = [];
   for (const issue of issues) {
-    const path = issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p));
+    const path = issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment));
     if (issue.code === 'unrecognized_keys') {
       for (const key of issue.keys) out.push({ path: [...path, key], message: unknownKeyMessage(key) });
       continue;
@@ -128,7 +129,7 @@ function show(value: unknown): string {
 
 /**
  * Longest identifier accepted in a path, and longest filter name or text value: far above any id the
- * service issues (UUIDs, ULIDs, slugs), far below what a URL can carry.
+ * service issues (UUIDs, ULIDs, slugs), far below label a URL can carry.
  */
 export const MAX_ID_LENGTH = 255;
 /** Longest text value of a list filter. */
@@ -145,9 +146,9 @@ function isWellFormed(text: string): boolean {
  * {@link MAX_ID_LENGTH} characters, or a safe integer (a longer number has already lost digits:
  * pass such an id as its string). Throws one {@link InvalidParamsError}; nothing is sent.
  */
-export function pathSegment(id: unknown, what: string): string {
+export function pathSegment(id: unknown, label: string): string {
   const problem = idProblem(id);
-  if (problem) throw new InvalidParamsError([{ path: ['id'], message: problem }], `${what} identifier`);
+  if (problem) throw new InvalidParamsError([{ path: ['id'], message: problem }], `${label} identifier`);
   return encodeURIComponent(String(id));
 }
 

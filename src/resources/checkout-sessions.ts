@@ -1,6 +1,8 @@
+import type { RequestOptions } from '../client.js';
 import { APIPromise, type WithResponse } from '../core/api-promise.js';
-import type { PaymentsClient, RequestOptions } from '../core/client.js';
 import { type PagePromise, walkPages } from '../core/pagination.js';
+import { APIResource } from '../core/resource.js';
+import { DAY_MS } from '../internal/durations.js';
 import {
   type CheckoutSession,
   type CheckoutSessionCreateParams,
@@ -11,45 +13,36 @@ import {
 } from '../schemas/checkout-session.js';
 import type { Payment } from '../schemas/payment.js';
 
-const DAY_MS = 86_400_000;
-
-/** Hosted checkout sessions (service-api.md §4.4–§4.6). */
-export class CheckoutSessions {
-  readonly #client: PaymentsClient;
-
-  /** @internal */
-  constructor(client: PaymentsClient) {
-    this.#client = client;
-  }
-
+/** Hosted checkout sessions. */
+export class CheckoutSessions extends APIResource {
   /** Creates a session: `POST /api/v1/checkout-sessions`. Redirect the customer to its `checkout_url`. */
   create(params: CheckoutSessionCreateParams, options?: RequestOptions): APIPromise<CheckoutSession> {
-    return this.#client.create(
+    return this._client.create(
       '/checkout-sessions',
       params,
-      { params: CheckoutSessionCreateParamsSchema, result: CheckoutSessionSchema, what: 'checkoutSessions.create' },
+      { params: CheckoutSessionCreateParamsSchema, result: CheckoutSessionSchema, label: 'checkoutSessions.create' },
       options,
     );
   }
 
   /** Reads a session: `GET /api/v1/checkout-sessions/{reference}`. */
   retrieve(reference: string, options?: RequestOptions): APIPromise<CheckoutSession> {
-    return this.#client.retrieve('/checkout-sessions', reference, { result: CheckoutSessionSchema, what: 'checkout session' }, options);
+    return this._client.retrieve('/checkout-sessions', reference, { result: CheckoutSessionSchema, label: 'checkout session' }, options);
   }
 
   /** Lists sessions, most recent first: `GET /api/v1/checkout-sessions`. */
   list(params?: CheckoutSessionListParams, options?: RequestOptions): PagePromise<CheckoutSession> {
-    return this.#client.list(
+    return this._client.list(
       '/checkout-sessions',
       params,
-      { params: CheckoutSessionListParamsSchema, item: CheckoutSessionSchema, what: 'checkout sessions' },
+      { params: CheckoutSessionListParamsSchema, item: CheckoutSessionSchema, label: 'checkout sessions' },
       options,
     );
   }
 
   /**
    * The payment that settled a session, or `null`. The session carries no payment field: its payment
-   * is the one in `GET /api/v1/payments` whose `checkout_session` is `reference` (service-api.md §2.2).
+   * is the one in `GET /api/v1/payments` whose `checkout_session` is `reference`.
    * It reads the session first (`GET /api/v1/checkout-sessions/{reference}`, so an unknown reference
    * throws `NotFoundError`), then walks the payments from the session's creation date, so it reads
    * few pages.
@@ -65,7 +58,7 @@ export class CheckoutSessions {
     // One day of margin: the service may read `from` in its own time zone, not UTC.
     const from = Number.isNaN(created) ? undefined : new Date(created - DAY_MS);
     let response: Response | undefined;
-    for await (const page of walkPages(this.#client.payments.list({ from, per_page: 100 }, options))) {
+    for await (const page of walkPages(this._client.payments.list({ from, per_page: 100 }, options))) {
       response = page.response;
       const found = page.data.data.find((payment) => payment.checkout_session === reference);
       if (found) return { data: found, response, replayed: false };

@@ -1,6 +1,7 @@
+import type { RequestOptions } from '../client.js';
 import type { APIPromise } from '../core/api-promise.js';
-import type { PaymentsClient, RequestOptions } from '../core/client.js';
 import type { PagePromise } from '../core/pagination.js';
+import { APIResource } from '../core/resource.js';
 import {
   type PaymentLink,
   type PaymentLinkCreateParams,
@@ -10,36 +11,29 @@ import {
   PaymentLinkSchema,
 } from '../schemas/payment-link.js';
 
-/** Reusable payment links (service-api.md §4.8). Activation and deactivation are dashboard-only. */
-export class PaymentLinks {
-  readonly #client: PaymentsClient;
-
-  /** @internal */
-  constructor(client: PaymentsClient) {
-    this.#client = client;
-  }
-
+/** Reusable payment links. Activation and deactivation are dashboard-only. */
+export class PaymentLinks extends APIResource {
   /** Creates a link: `POST /api/v1/payment-links`. Leave `amount` out to let the customer choose. Share its `url` as it is. */
   create(params: PaymentLinkCreateParams, options?: RequestOptions): APIPromise<PaymentLink> {
-    return this.#client.create(
+    return this._client.create(
       '/payment-links',
       params,
-      { params: PaymentLinkCreateParamsSchema, result: PaymentLinkSchema, what: 'paymentLinks.create' },
+      { params: PaymentLinkCreateParamsSchema, result: PaymentLinkSchema, label: 'paymentLinks.create' },
       options,
     );
   }
 
   /** Reads a link: `GET /api/v1/payment-links/{id}`. */
   retrieve(id: string | number, options?: RequestOptions): APIPromise<PaymentLink> {
-    return this.#client.retrieve('/payment-links', id, { result: PaymentLinkSchema, what: 'payment link' }, options);
+    return this._client.retrieve('/payment-links', id, { result: PaymentLinkSchema, label: 'payment link' }, options);
   }
 
   /** Lists links, most recent first: `GET /api/v1/payment-links`. Filters beyond the documented ones pass through. */
   list(params?: PaymentLinkListParams, options?: RequestOptions): PagePromise<PaymentLink> {
-    return this.#client.list(
+    return this._client.list(
       '/payment-links',
       params,
-      { params: PaymentLinkListParamsSchema, item: PaymentLinkSchema, what: 'payment links' },
+      { params: PaymentLinkListParamsSchema, item: PaymentLinkSchema, label: 'payment links' },
       options,
     );
   }

@@ -1,7 +1,9 @@
+import type { RequestOptions } from '../client.js';
 import { APIPromise, type WithResponse } from '../core/api-promise.js';
-import type { PaymentsClient, RequestOptions } from '../core/client.js';
 import { APITimeoutError, APIUserAbortError, InvalidParamsError, type ValidationIssue } from '../core/errors.js';
 import type { PagePromise } from '../core/pagination.js';
+import { APIResource } from '../core/resource.js';
+import { MAX_TIMER_MS } from '../internal/durations.js';
 import { sleep } from '../internal/sleep.js';
 import {
   type Payment,
@@ -22,43 +24,34 @@ export interface WaitForCompletionOptions {
   signal?: AbortSignal;
 }
 
-// A mobile-money payment stays pending until the customer confirms on their phone (service-api.md §3.1).
+// A mobile-money payment stays pending until the customer confirms on their phone.
 const UNSETTLED = new Set(['pending', 'processing']);
 const MAX_INTERVAL_MS = 15_000;
-// setTimeout fires at once for any delay above 2^31 - 1 ms.
-const MAX_TIMER_MS = 2_147_483_647;
 
-/** Direct mobile-money charges and payment reads (service-api.md §4.1–§4.3). */
-export class Payments {
-  readonly #client: PaymentsClient;
-
-  /** @internal */
-  constructor(client: PaymentsClient) {
-    this.#client = client;
-  }
-
+/** Direct mobile-money charges and payment reads. */
+export class Payments extends APIResource {
   /**
    * Starts a direct mobile-money charge: `POST /api/v1/payments`. Answers `pending`; the customer
    * confirms on their phone. When `currency` differs from the country's, the service converts and
-   * the payment shows the amount charged in the operator's currency (service-api.md §4.1).
+   * the payment shows the amount charged in the operator's currency.
    */
   create(params: PaymentCreateParams, options?: RequestOptions): APIPromise<Payment> {
-    return this.#client.create(
+    return this._client.create(
       '/payments',
       params,
-      { params: PaymentCreateParamsSchema, result: PaymentSchema, what: 'payments.create' },
+      { params: PaymentCreateParamsSchema, result: PaymentSchema, label: 'payments.create' },
       options,
     );
   }
 
   /** Reads a payment: `GET /api/v1/payments/{uuid}`. */
   retrieve(uuid: string, options?: RequestOptions): APIPromise<Payment> {
-    return this.#client.retrieve('/payments', uuid, { result: PaymentSchema, what: 'payment' }, options);
+    return this._client.retrieve('/payments', uuid, { result: PaymentSchema, label: 'payment' }, options);
   }
 
   /** Lists payments, most recent first: `GET /api/v1/payments`. Await it for one page, or `for await` over every payment. */
   list(params?: PaymentListParams, options?: RequestOptions): PagePromise<Payment> {
-    return this.#client.list('/payments', params, { params: PaymentListParamsSchema, item: PaymentSchema, what: 'payments' }, options);
+    return this._client.list('/payments', params, { params: PaymentListParamsSchema, item: PaymentSchema, label: 'payments' }, options);
   }
 
   /**

@@ -1,5 +1,5 @@
+import type { PaymentsClient, RequestOptions } from '../client.js';
 import type { APIPromise } from '../core/api-promise.js';
-import type { PaymentsClient, RequestOptions } from '../core/client.js';
 import type { PagePromise } from '../core/pagination.js';
 import {
   type Payout,
@@ -10,7 +10,7 @@ import {
   PayoutSchema,
 } from '../schemas/payout.js';
 
-/** Payouts: money sent out, after an approval step. Live keys with approved KYC only (service-api.md §4.7, §5.4). */
+/** Payouts: money sent out, after an approval step. Live keys of a merchant with approved KYC only. */
 export class Payouts {
   readonly #client: PaymentsClient;
 
@@ -24,7 +24,7 @@ export class Payouts {
     return this.#client.create(
       '/payouts',
       params,
-      { params: PayoutCreateParamsSchema, result: PayoutSchema, what: 'payouts.create' },
+      { params: PayoutCreateParamsSchema, result: PayoutSchema, label: 'payouts.create' },
       options,
     );
   }
@@ -34,7 +34,7 @@ export class Payouts {
    * integer; pass `payout.id` as it came (an id beyond 2^53 comes as a string of its digits).
    */
   retrieve(id: string | number, options?: RequestOptions): APIPromise<Payout> {
-    return this.#client.retrieve('/payouts', id, { result: PayoutSchema, what: 'payout' }, options);
+    return this.#client.retrieve('/payouts', id, { result: PayoutSchema, label: 'payout' }, options);
   }
 
   /**
@@ -43,6 +43,6 @@ export class Payouts {
    * `InvalidParamsError`.
    */
   list(params?: PayoutListParams, options?: RequestOptions): PagePromise<Payout> {
-    return this.#client.list('/payouts', params, { params: PayoutListParamsSchema, item: PayoutSchema, what: 'payouts' }, options);
+    return this.#client.list('/payouts', params, { params: PayoutListParamsSchema, item: PayoutSchema, label: 'payouts' }, options);
   }
 }

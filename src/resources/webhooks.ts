@@ -5,7 +5,7 @@ import { type VerifyWebhookInput, verifyWebhook } from '../webhooks/verify.js';
 /** Input of `client.webhooks.verify`: as {@link verifyWebhook}, with the client's secret as default. */
 export type ClientVerifyWebhookInput = Omit<VerifyWebhookInput, 'secret'> & { secret?: string | readonly string[] };
 
-/** Webhook verification bound to the client's `webhookSecret` (API.md "Webhooks"). */
+/** Webhook verification bound to the client's `webhookSecret`. */
 export class Webhooks {
   readonly #secret: () => string | readonly string[] | undefined;
 

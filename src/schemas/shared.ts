@@ -6,6 +6,7 @@
 import * as z from 'zod/mini';
 import { $constructor, $ZodObjectJIT } from 'zod/v4/core';
 import { isKnownCurrency } from '../currencies.js';
+import { isHttpUrl } from '../internal/http-url.js';
 
 /** A string enum that stays open: the known literals, or any other string the service adds later. */
 export type OpenEnum<T extends string> = T | (string & {});
@@ -75,16 +76,6 @@ export function boundedString(max: number) {
  * client bundle for what the WHATWG parser below already decides.
  */
 export const httpUrl = z.string().check(z.maxLength(2048), z.refine(isHttpUrl, { params: { format: 'url' } }));
-
-/** `true` for an absolute http(s) URL with a host, as the WHATWG URL parser (and so the service's browser) reads it. */
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
-  } catch {
-    return false;
-  }
-}
 
 /**
  * An object of string keys, as JSON has them (a `metadata` param). One check instead of

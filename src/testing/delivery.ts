@@ -5,7 +5,7 @@
  * SDK's own `signWebhookPayload` so the kit and the verifier cannot drift apart.
  */
 import { signWebhookPayload } from '../webhooks/sign.js';
-import { MockServiceError } from './errors.js';
+import { MockServiceError } from './mock-errors.js';
 
 /**
  * Headers of a delivery. A type alias, not an interface, so it can be passed
@@ -103,5 +103,5 @@ export function isLoopback(hostname: string): boolean {
   const host = hostname.toLowerCase();
   if (host === 'localhost' || host === '[::1]' || host === '::1') return true;
   const parts = host.split('.');
-  return parts.length === 4 && parts[0] === '127' && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
+  return parts.length === 4 && parts[0] === '127' && parts.every((octet) => /^\d{1,3}$/.test(octet) && Number(octet) <= 255);
 }

@@ -4,15 +4,16 @@
  * Every rule cites the section of service-api.md it models.
  */
 
-import { isRecord } from '../core/errors.js';
 import { modeOfKey, normalizeBaseUrl } from '../internal/config.js';
+import { isRecord } from '../internal/is-record.js';
 import { currencyExponent } from '../money.js';
 import { CHECKOUT_SESSION_STATUSES, type CheckoutSession } from '../schemas/checkout-session.js';
 import { PAYMENT_STATUSES, type Payment } from '../schemas/payment.js';
 import type { PaymentLink } from '../schemas/payment-link.js';
 import type { Payout } from '../schemas/payout.js';
-import { HttpAnswer, MockServiceError } from './errors.js';
+import { addError, type FieldErrors, isEmpty, isGiven, mergeErrors, validateFields, validationBody } from './field-rules.js';
 import { isoWithOffset, randomHex, slug, ulid, utcDate, uuid } from './ids.js';
+import { HttpAnswer, MockServiceError } from './mock-errors.js';
 import {
   DEFAULT_COUNTRIES,
   DEFAULT_FEES,
@@ -27,7 +28,6 @@ import {
   type MockSeed,
   type MockServiceOptions,
 } from './options.js';
-import { addError, type FieldErrors, isEmpty, isGiven, mergeErrors, validateFields, validationBody } from './validation.js';
 
 /** A key's mode. */
 export type KeyMode = 'live' | 'sandbox';

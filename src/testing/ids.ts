@@ -1,5 +1,5 @@
 /**
- * Identifiers and timestamps shaped like the service's (service-api.md §2): UUID v4 for payments,
+ * Identifiers and timestamps shaped like the service's: UUID v4 for payments,
  * ULID for checkout-session references, ISO 8601 with an offset for timestamps. Web APIs only, so
  * the kit runs on Node, Bun, Deno and edge runtimes.
  */
@@ -12,7 +12,7 @@ export function uuid(): string {
   return globalThis.crypto.randomUUID();
 }
 
-/** A ULID whose time part is `timeMs` (the mock's clock), as session references are (§2.2). */
+/** A ULID whose time part is `timeMs` (the mock's clock), as session references are. */
 export function ulid(timeMs: number): string {
   let time = Math.max(0, Math.floor(timeMs));
   let head = '';
@@ -23,7 +23,7 @@ export function ulid(timeMs: number): string {
   return head + randomChars(CROCKFORD, 16);
 }
 
-/** A short lowercase slug for payment links (§2.4: "a link has a slug"). */
+/** A short lowercase slug: every payment link has one. */
 export function slug(): string {
   return randomChars('abcdefghijkmnpqrstuvwxyz23456789', 10);
 }
@@ -40,12 +40,12 @@ export function randomHex(bytes: number): string {
   return toHex(globalThis.crypto.getRandomValues(new Uint8Array(bytes)));
 }
 
-/** `2026-11-20T10:15:00+00:00`: ISO 8601 with an offset and no milliseconds, as the service writes it (§2.1). */
+/** `2026-11-20T10:15:00+00:00`: ISO 8601 with an offset and no milliseconds, as the service writes it. */
 export function isoWithOffset(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, '+00:00');
 }
 
-/** The UTC calendar date `YYYY-MM-DD` of an instant: what the `from`/`to` filters compare (§4.2). */
+/** The UTC calendar date `YYYY-MM-DD` of an instant: what the `from`/`to` filters compare. */
 export function utcDate(ms: number): string {
   return new Date(ms).toISOString().slice(0, 10);
 }

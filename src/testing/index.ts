@@ -27,7 +27,8 @@ export {
   type MockPaymentLinkStatus,
   type MockPayoutStatus,
 } from './engine.js';
-export { MockServiceError } from './errors.js';
+export type { FieldErrors } from './field-rules.js';
+export { MockServiceError } from './mock-errors.js';
 export {
   createMockService,
   type MockFault,
@@ -57,4 +58,3 @@ export {
   type MockSeed,
   type MockServiceOptions,
 } from './options.js';
-export type { FieldErrors } from './validation.js';

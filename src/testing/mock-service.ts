@@ -12,12 +12,12 @@ import type { PaymentLink } from '../schemas/payment-link.js';
 import type { Payout } from '../schemas/payout.js';
 import { type DeliverOptions, deliverWebhook, signDelivery, type WebhookDelivery, type WebhookTarget } from './delivery.js';
 import { Engine, type MockKeyInfo, type MockPayerOptions, type MockPaymentLinkStatus, type MockPayoutStatus } from './engine.js';
-import { MockServiceError } from './errors.js';
-import { handleRequest } from './http.js';
 import { isoWithOffset, uuid } from './ids.js';
+import { MockServiceError } from './mock-errors.js';
 import { buildHandlers, type MswHandler, type MswModule, requireMsw } from './msw.js';
 import type { ListenOptions, MockHttpServer } from './node-server.js';
 import type { MockKycStatus, MockSeed, MockServiceOptions } from './options.js';
+import { handleRequest } from './router.js';
 
 /** A `payment.succeeded` / `payment.failed` event. */
 export interface PaymentEvent {

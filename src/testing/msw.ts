@@ -16,7 +16,7 @@
  * same handlers from a module the caller loaded. No type of msw is imported either: the published
  * `.d.ts` of this entry must compile where msw is not installed (see {@link MswHandler}).
  */
-import { MockServiceError } from './errors.js';
+import { MockServiceError } from './mock-errors.js';
 
 /**
  * An msw request handler, as `setupServer(...)` and `server.use(...)` take it. msw's handler classes

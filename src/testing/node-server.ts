@@ -6,7 +6,7 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { isLoopback } from './delivery.js';
-import { MockServiceError } from './errors.js';
+import { MockServiceError } from './mock-errors.js';
 
 /** Options of `mock.listen()`. */
 export interface ListenOptions {

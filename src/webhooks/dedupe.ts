@@ -1,12 +1,13 @@
 /**
- * Deduplication of webhook deliveries on the event `id` (service-api.md §6.4: "an event may be
- * delivered more than once; receivers deduplicate on `id`"). The handlers of this entry claim an id
+ * Deduplication of webhook deliveries on the event `id`: the service may deliver an event more than
+ * once, and receivers deduplicate on `id`. The handlers of this entry claim an id
  * before calling `onEvent`, complete it once `onEvent` resolved, and release it when it threw so
  * the service's retry is processed.
  *
  * @module
  */
 import { PaymentsError } from '../core/errors.js';
+import { DAY_MS } from '../internal/durations.js';
 
 /**
  * Where the handlers remember which event ids were handled. The default is
@@ -36,10 +37,9 @@ export interface WebhookDedupeStore {
   isComplete?(id: string): Promise<boolean>;
 }
 
-const DAY_MS = 24 * 60 * 60 * 1000;
 /**
  * In-flight lease: three times the 10 s the service waits for an answer, and shorter than the one
- * minute between its attempts (service-api.md §6.4), so a retry after a crash always finds it gone.
+ * minute between its attempts, so a retry after a crash always finds it gone.
  */
 const LEASE_MS = 30_000;
 

@@ -1,5 +1,5 @@
 /**
- * Typed webhook events (service-api.md §2.6, §6.2, §6.3) and the checks that turn a verified body
+ * Typed webhook events and the checks that turn a verified body
  * into one.
  *
  * `data` is checked here by a few lines of code rather than with the zod schemas of
@@ -10,17 +10,19 @@
  *
  * @module
  */
-import { formatIssues, isRecord, type ValidationIssue, WebhookVerificationError } from '../core/errors.js';
+import { type ValidationIssue, WebhookVerificationError } from '../core/errors.js';
+import { formatIssues } from '../internal/format-issues.js';
+import { isRecord } from '../internal/is-record.js';
 import { isExactId } from '../internal/json.js';
 import type { Payment } from '../schemas/payment.js';
 import type { Payout } from '../schemas/payout.js';
 
-/** The event types whose `data` is a {@link Payment} (service-api.md §6.3). */
+/** The event types whose `data` is a {@link Payment}. */
 export type PaymentEventType = 'payment.succeeded' | 'payment.failed';
 
 /**
- * The event types whose `data` is a {@link Payout}. The service names no payout event yet
- * (service-api.md §6.3: "including the `payout.*` types: not shown"), so every `payout.` type is one.
+ * The event types whose `data` is a {@link Payout}. The service does not list its payout event types,
+ * so every `payout.` type is one.
  */
 export type PayoutEventType = `payout.${string}`;
 
@@ -29,7 +31,7 @@ export type KnownWebhookEventType = PaymentEventType | PayoutEventType;
 
 /** `payment.succeeded` or `payment.failed`: `data` is the {@link Payment} whose status changed. */
 export interface PaymentWebhookEvent<T extends PaymentEventType = PaymentEventType> {
-  /** Event identifier. Deliveries may repeat (service-api.md §6.4): deduplicate on it. */
+  /** Event identifier. Deliveries may repeat: deduplicate on it. */
   id: string;
   /** `payment.succeeded` (a pending payment was confirmed) or `payment.failed` (`failure_reason` is set). */
   type: T;
@@ -39,7 +41,7 @@ export interface PaymentWebhookEvent<T extends PaymentEventType = PaymentEventTy
 
 /** A `payout.*` event: `data` is the {@link Payout} whose status changed. */
 export interface PayoutWebhookEvent<T extends PayoutEventType = PayoutEventType> {
-  /** Event identifier. Deliveries may repeat (service-api.md §6.4): deduplicate on it. */
+  /** Event identifier. Deliveries may repeat: deduplicate on it. */
   id: string;
   /** `payout.` followed by the new state (the names are not documented yet). */
   type: T;
@@ -88,7 +90,7 @@ export type WebhookEventOf<T extends string> = T extends PaymentEventType
 /** What a field must hold. `?` = may be absent; `null` = may be null. */
 type FieldRule = 'string' | 'string|null' | 'int' | 'string?' | 'int?' | 'id?' | 'destination?';
 
-/** `PaymentSchema` (src/schemas/payment.ts, service-api.md §2.1): every field required. */
+/** The fields of `PaymentSchema` (src/schemas/payment.ts): every field required. */
 const PAYMENT_FIELDS: Record<string, FieldRule> = {
   uuid: 'string',
   checkout_session: 'string|null',
@@ -106,7 +108,7 @@ const PAYMENT_FIELDS: Record<string, FieldRule> = {
   created_at: 'string',
 };
 
-/** `PayoutSchema` (src/schemas/payout.ts, service-api.md §2.3): only partly documented, all optional. */
+/** The fields of `PayoutSchema` (src/schemas/payout.ts): the service documents a payout only in part, so all are optional. */
 const PAYOUT_FIELDS: Record<string, FieldRule> = {
   id: 'id?',
   amount: 'int?',
@@ -167,14 +169,14 @@ function invalid(message: string): WebhookVerificationError {
 
 /**
  * Builds the typed event from a parsed, signature-checked body. Throws `invalid_payload` when the
- * body is not `{ id, type, data }` (service-api.md §2.6) or `data` does not match its resource.
+ * body is not `{ id, type, data }` or `data` does not match its resource.
  * `id` may be a string or a number (its type is not documented); a number is turned into its text,
  * so that deduplication keys and `event.id` are always strings. A number beyond 2^53 arrives here
  * as its exact digits (see `parseJson`), or is refused where the runtime cannot give them.
  */
 export function toWebhookEvent(body: unknown): WebhookEvent | UnknownWebhookEvent {
   if (!isRecord(body)) {
-    throw invalid(`the body must be a JSON object { id, type, data }, got ${kind(body)} (service-api.md §2.6).`);
+    throw invalid(`the body must be a JSON object { id, type, data }, got ${kind(body)}.`);
   }
   const problems: string[] = [];
   const { id, type, data } = body;
@@ -189,7 +191,7 @@ export function toWebhookEvent(body: unknown): WebhookEvent | UnknownWebhookEven
   }
   if (typeof type !== 'string' || type === '') problems.push(`type: must be a non-empty string, got ${kind(type)}`);
   if (data === undefined) problems.push('data: is required');
-  if (problems.length > 0) throw invalid(`${problems.join('; ')} (an event is { id, type, data }, service-api.md §2.6).`);
+  if (problems.length > 0) throw invalid(`${problems.join('; ')} (an event is { id, type, data }).`);
 
   const eventId = String(id);
   const eventType = type as string;

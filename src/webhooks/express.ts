@@ -70,11 +70,11 @@ function readNodeBody(req: NodeWebhookRequest, res: NodeWebhookResponse, max: nu
   if (typeof stream?.on !== 'function' || stream.readableEnded === true) {
     // Someone read the stream before us. A parsed `req.body` tells that a parser did; the objects
     // often tell which framework's, and so which fix applies.
-    const what = parsedOn(req)
+    const problem = parsedOn(req)
       ? 'The body was already parsed (req.body is an object: a body parser ran on this route), so the signed bytes are gone.'
       : 'The request body stream was already read by another middleware, so the signed bytes are gone.';
     const fix = frameworkFix(req, res);
-    return Promise.resolve({ status: 400, message: fix ? `${what} ${fix}` : consumedBodyMessage(what) });
+    return Promise.resolve({ status: 400, message: fix ? `${problem} ${fix}` : consumedBodyMessage(problem) });
   }
   // Still unread (no parser, or a parser that skipped this content type, e.g. express.raw() with
   // its default type application/octet-stream): read it here.
@@ -83,7 +83,7 @@ function readNodeBody(req: NodeWebhookRequest, res: NodeWebhookResponse, max: nu
     const chunks: Uint8Array[] = [];
     let size = 0;
     let settled = false;
-    const settle = (value: Uint8Array | BodyProblem | 'aborted') => {
+    const resolveOnce = (value: Uint8Array | BodyProblem | 'aborted') => {
       if (!settled) {
         settled = true;
         resolve(value);
@@ -93,13 +93,13 @@ function readNodeBody(req: NodeWebhookRequest, res: NodeWebhookResponse, max: nu
       if (settled) return;
       const bytes = rawBytes(chunk) ?? new Uint8Array();
       size += bytes.byteLength;
-      if (size > max) settle({ status: 413 });
+      if (size > max) resolveOnce({ status: 413 });
       else chunks.push(bytes);
     });
-    on('end', () => settle(concat(chunks, size)));
+    on('end', () => resolveOnce(concat(chunks, size)));
     // A stream error or a sender gone before the end: no answer can reach it.
-    on('error', () => settle('aborted'));
-    on('close', () => settle('aborted'));
+    on('error', () => resolveOnce('aborted'));
+    on('close', () => resolveOnce('aborted'));
   });
 }
 

@@ -1,5 +1,5 @@
 /**
- * Ready-made webhook endpoints (API.md "Webhooks"; service-api.md §6.2, §6.4): verify, deduplicate
+ * Ready-made webhook endpoints: verify, deduplicate
  * on `id`, dispatch, and answer with the status the service acts on. {@link webhookHandler} is the
  * fetch-style one; `expressWebhook` (./express.ts) wraps the same core for Express and `node:http`.
  *
@@ -20,7 +20,7 @@ import { checkSecrets, RAW_BODY_HELP, verifyWebhook } from './verify.js';
 
 /**
  * Handlers by event type. Each gets its event typed. `'payout.*'` receives every payout event
- * without a handler of its own (the payout type names are not documented yet, service-api.md §6.3).
+ * without a handler of its own (the service does not list its payout event types).
  */
 export type WebhookEventHandlers = {
   [T in PaymentEventType]?: (event: PaymentWebhookEvent<T>) => unknown;
@@ -51,8 +51,8 @@ export interface WebhookHandlerOptions {
   secret?: string | readonly string[];
   /**
    * Called once per event (per `id`). Resolve when the event is durably handled: the answer is then
-   * 200. Throw (or reject) to answer 500 and have the service deliver it again (up to 5 attempts,
-   * service-api.md §6.4). The service waits 10 s for the answer: hand long work to a queue.
+   * 200. Throw (or reject) to answer 500 and have the service deliver it again (up to 5 attempts
+   * in all). The service waits 10 s for the answer: hand long work to a queue.
    * Receives every event without a handler in `on`, including types the SDK does not know yet.
    */
   onEvent?: (event: WebhookEvent) => unknown;
@@ -142,7 +142,7 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
   if (!Number.isSafeInteger(dedupeTimeoutMs) || dedupeTimeoutMs < 1 || dedupeTimeoutMs > 60_000)
     throw new PaymentsError(`${where}: dedupeTimeoutMs must be an integer number of milliseconds from 1 to 60000.`);
   const report = options.onError ?? defaultOnError;
-  const tell = (error: unknown, info: WebhookErrorInfo) => {
+  const reportError = (error: unknown, info: WebhookErrorInfo) => {
     try {
       report(error, info);
     } catch {
@@ -158,28 +158,28 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
       | undefined;
   // A store call after onEvent that fails, throws synchronously or takes too long is reported, never
   // thrown: the answer is already decided by what onEvent did.
-  const quietly = async (what: string, call: () => Promise<void> | undefined, event: WebhookEvent, status: number) => {
+  const callStoreAfterAnswer = async (operation: string, call: () => Promise<void> | undefined, event: WebhookEvent, status: number) => {
     try {
-      await withinTime(what, Promise.resolve().then(call), dedupeTimeoutMs);
+      await withinTime(operation, Promise.resolve().then(call), dedupeTimeoutMs);
     } catch (error) {
-      tell(error, { status, event });
+      reportError(error, { status, event });
     }
   };
 
   return {
     maxBodyBytes,
     async handle(method, body, headers) {
-      // §6.2: deliveries are POSTs. Anything else is not the service.
+      // The service delivers with POST. Anything else is not the service.
       if ((method ?? '').toUpperCase() !== 'POST') {
         return answer(405, { error: 'Method not allowed: webhook deliveries are POST requests.' }, { allow: 'POST' });
       }
       if (!(body instanceof Uint8Array)) {
         if (body.status === 413) {
-          tell(new PaymentsError(`Webhook body larger than maxBodyBytes (${maxBodyBytes}).`), { status: 413 });
+          reportError(new PaymentsError(`Webhook body larger than maxBodyBytes (${maxBodyBytes}).`), { status: 413 });
           return answer(413, { error: `Payload too large (over ${maxBodyBytes} bytes).` });
         }
         const error = new WebhookVerificationError('invalid_payload', body.message);
-        tell(error, { status: 400, reason: error.reason });
+        reportError(error, { status: 400, reason: error.reason });
         return answer(400, { error: error.message, reason: error.reason });
       }
 
@@ -189,11 +189,11 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
         event = await verifyWebhook({ payload: body, headers: headers as Headers, secret: checkSecrets(secret, where) });
       } catch (error) {
         if (error instanceof WebhookVerificationError) {
-          tell(error, { status: 400, reason: error.reason });
+          reportError(error, { status: 400, reason: error.reason });
           return answer(400, { error: PUBLIC_REASON_MESSAGE[error.reason] ?? error.message, reason: error.reason });
         }
         // A configuration error (no secret): 500, so the service retries once it is fixed.
-        tell(error, { status: 500 });
+        reportError(error, { status: 500 });
         return answer(500, { error: 'Webhook endpoint misconfigured.' });
       }
 
@@ -207,7 +207,7 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
         try {
           if (!(await withinTime('claim', claim, dedupeTimeoutMs))) {
             // In flight elsewhere (not yet complete): 409 keeps the service retrying, in case that
-            // attempt fails; a 200 would count the event delivered (§6.4).
+            // attempt fails; a 200 would count the event delivered.
             const isComplete = dedupe.isComplete;
             if (
               isComplete &&
@@ -217,7 +217,7 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
                 dedupeTimeoutMs,
               ))
             ) {
-              tell(new PaymentsError(`Webhook event ${id} is already being handled; answered 409 so the service retries later.`), {
+              reportError(new PaymentsError(`Webhook event ${id} is already being handled; answered 409 so the service retries later.`), {
                 status: 409,
                 event,
               });
@@ -228,7 +228,7 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
         } catch (error) {
           // A claim that lands after the answer would hold the id for a whole lease: given back.
           if (error instanceof DedupeTimeoutError) claim.then((won) => (won ? dedupe.release(id) : undefined)).catch(() => {});
-          tell(error, { status: 503, event });
+          reportError(error, { status: 503, event });
           return answer(503, { error: 'Deduplication store unavailable; retry later.' }, { 'retry-after': '60' });
         }
       }
@@ -236,12 +236,12 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
       try {
         await handler(event);
       } catch (error) {
-        if (dedupe) await quietly('release', () => dedupe.release(id), event, 500);
-        tell(error, { status: 500, event });
+        if (dedupe) await callStoreAfterAnswer('release', () => dedupe.release(id), event, 500);
+        reportError(error, { status: 500, event });
         // The merchant's error stays in the logs: its message may hold anything.
         return answer(500, { error: 'The webhook handler failed; the service will retry.' });
       }
-      if (dedupe?.complete) await quietly('complete', () => dedupe.complete?.(id), event, 200);
+      if (dedupe?.complete) await callStoreAfterAnswer('complete', () => dedupe.complete?.(id), event, 200);
       return answer(200, { received: true });
     },
   };
@@ -251,10 +251,10 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
 class DedupeTimeoutError extends PaymentsError {}
 
 /** `work`, or a {@link DedupeTimeoutError} once `ms` have passed (the timer never outlives the race). */
-function withinTime<T>(what: string, work: Promise<T>, ms: number): Promise<T> {
+function withinTime<T>(operation: string, work: Promise<T>, ms: number): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DedupeTimeoutError(`The dedupe store's ${what} did not answer within ${ms} ms.`)), ms);
+    timer = setTimeout(() => reject(new DedupeTimeoutError(`The dedupe store's ${operation} did not answer within ${ms} ms.`)), ms);
   });
   return Promise.race([work, late]).finally(() => clearTimeout(timer));
 }
@@ -271,8 +271,8 @@ function defaultOnError(error: unknown, info: WebhookErrorInfo): void {
 }
 
 /** The message for a body that a framework already read or parsed. */
-export function consumedBodyMessage(what: string): string {
-  return `${what} ${RAW_BODY_HELP}`;
+export function consumedBodyMessage(problem: string): string {
+  return `${problem} ${RAW_BODY_HELP}`;
 }
 
 /**
@@ -288,7 +288,7 @@ export function consumedBodyMessage(what: string): string {
  * ```
  * Answers 200 once the handler resolved (or for an `id` already handled: the handler is not called
  * again), 400 `{ error, reason }` for a delivery that fails verification, 500 when the handler threw
- * (the service retries, service-api.md §6.4), 503 when the dedupe store failed or did not answer
+ * (the service retries), 503 when the dedupe store failed or did not answer
  * within `dedupeTimeoutMs`, 405 for a method other than POST, 413 beyond `maxBodyBytes`. Pass the request untouched: the signature covers the raw body.
  */
 export function webhookHandler(options: WebhookHandlerOptions): (request: Request) => Promise<Response> {

@@ -1,6 +1,5 @@
 /**
- * `payments-sdk/webhooks`: verify and handle the service's webhook deliveries (API.md "Webhooks";
- * service-api.md §6). This entry never loads the HTTP client and imports no `node:` module: it runs
+ * `payments-sdk/webhooks`: verify and handle the service's webhook deliveries. This entry never loads the HTTP client and imports no `node:` module: it runs
  * on Node.js, Bun, Deno, Cloudflare Workers and Vercel Edge.
  *
  * ```ts

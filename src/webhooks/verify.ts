@@ -1,5 +1,5 @@
 /**
- * Webhook verification (API.md "Webhooks"; service-api.md §5.1, §6.2). Web Crypto, or `node:crypto`
+ * Webhook verification. Web Crypto, or `node:crypto`
  * reached through `process.getBuiltinModule` where the runtime has it (see sign.ts); no `node:`
  * import: `payments-sdk/webhooks` runs on Node, Bun, Deno, Cloudflare Workers and Vercel Edge.
  *
@@ -10,9 +10,9 @@ import { parseJson } from '../internal/json.js';
 import { kind, toWebhookEvent, type WebhookEvent } from './events.js';
 import { hmacSha256Sync, hmacSha256Web, nodeCrypto, type RawPayload, rawBytes } from './sign.js';
 
-/** Header carrying the signature: lowercase hex HMAC-SHA256 of the raw body (service-api.md §6.2). */
+/** Header carrying the signature: lowercase hex HMAC-SHA256 of the raw body. */
 export const SIGNATURE_HEADER = 'x-service-signature';
-/** Header carrying the event type, which must equal the body's `type` when present (§6.2). */
+/** Header carrying the event type, which must equal the body's `type` when present. */
 export const EVENT_HEADER = 'x-service-event';
 
 /**
@@ -35,7 +35,7 @@ export interface VerifyWebhookInput {
   /** The `X-Service-Signature` value, when you read it yourself. Wins over `headers`. */
   signature?: string | null;
   /**
-   * The endpoint's signing secret (`whsec_…`, service-api.md §5.1), or several: one per endpoint
+   * The endpoint's signing secret (`whsec_…`, shown once when the endpoint is created), or several: one per endpoint
    * sharing this route, or the old and the new one while rotating. Any match is accepted.
    */
   secret: string | readonly string[];
@@ -70,7 +70,7 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
   if (candidates.length === 0) {
     throw new WebhookVerificationError(
       'missing_signature',
-      'No X-Service-Signature header: this request was not signed by the payments service (service-api.md §6.2). ' +
+      'No X-Service-Signature header: this request was not signed by the payments service, which signs every delivery. ' +
         'If you read the header yourself, pass it as { signature }.',
     );
   }
@@ -93,7 +93,7 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
   if (announced && typeof type === 'string' && announced !== type) {
     throw new WebhookVerificationError(
       'event_type_mismatch',
-      `The X-Service-Event header says ${quote(announced)} but the body's type is ${quote(type)} (service-api.md §6.2 sends the same value in both).`,
+      `The X-Service-Event header says ${quote(announced)} but the body's type is ${quote(type)}: the service sends the same value in both.`,
     );
   }
   return toWebhookEvent(body) as WebhookEvent;
@@ -108,8 +108,8 @@ export function checkSecrets(secret: unknown, where: string): string[] {
   const bad = list.findIndex((s) => typeof s !== 'string' || s.trim() === '');
   if (list.length > 0 && bad === -1) return list as string[];
   throw new PaymentsError(
-    `${where}: \`secret\` must be the endpoint's signing secret ("whsec_…", shown once when the endpoint was created, ` +
-      `service-api.md §5.1) or a non-empty array of them; got ${describeBadSecret(secret, list, bad)}.`,
+    `${where}: \`secret\` must be the endpoint's signing secret ("whsec_…", shown once when the endpoint was created) ` +
+      `or a non-empty array of them; got ${describeBadSecret(secret, list, bad)}.`,
   );
 }
 
@@ -217,7 +217,7 @@ function parseBody(raw: string | Uint8Array): unknown {
   try {
     return parseJson(text);
   } catch {
-    throw new WebhookVerificationError('invalid_payload', 'Invalid webhook payload: the body is not JSON (service-api.md §6.2).');
+    throw new WebhookVerificationError('invalid_payload', 'Invalid webhook payload: the body is not JSON (the service sends JSON).');
   }
 }
 
@@ -236,12 +236,12 @@ function notRawBodyMessage(payload: unknown): string {
   if (payload === undefined || payload === null) return `No webhook payload was given (got ${String(payload)}). ${RAW_BODY_HELP}`;
   if (payload === '[object Object]')
     return `The webhook payload is the text "[object Object]": a parsed body was turned into a string. ${RAW_BODY_HELP}`;
-  const what = kind(payload);
+  const payloadKind = kind(payload);
   const parsed =
     typeof payload === 'object'
       ? ' It looks like a body already parsed as JSON; re-serialising it would not give the signed bytes back.'
       : '';
-  return `The webhook payload must be the raw body (string, Uint8Array/Buffer or ArrayBuffer), got ${what}.${parsed} ${RAW_BODY_HELP}`;
+  return `The webhook payload must be the raw body (string, Uint8Array/Buffer or ArrayBuffer), got ${payloadKind}.${parsed} ${RAW_BODY_HELP}`;
 }
 
 function malformedMessage(candidates: string[]): string {
@@ -251,7 +251,7 @@ function malformedMessage(candidates: string[]): string {
       ? `got ${candidates.length > 1 ? `${candidates.length} values, the first of ` : ''}${first.length} character${first.length === 1 ? '' : 's'}`
       : 'got 64 characters that are not all hexadecimal digits';
   const prefix = /^[a-z0-9]+=/i.test(first) ? ' Pass the value without a "name=" prefix.' : '';
-  return `Malformed X-Service-Signature: it must be 64 hexadecimal characters, an HMAC-SHA256 (service-api.md §6.2); ${shape}.${prefix}`;
+  return `Malformed X-Service-Signature: it must be 64 hexadecimal characters, an HMAC-SHA256 in lowercase hex; ${shape}.${prefix}`;
 }
 
 function mismatchMessage(secrets: string[]): string {
@@ -277,7 +277,7 @@ function mismatchMessage(secrets: string[]): string {
   return (
     `Webhook signature mismatch: X-Service-Signature is not the HMAC-SHA256 of this body${tried}. ` +
     'Check that the payload is the raw body exactly as received (a parsed and re-serialised body never matches), ' +
-    "and that the secret is this endpoint's own signing secret (each endpoint has its own, service-api.md §5.1, §6.1)." +
+    "and that the secret is this endpoint's own signing secret (each endpoint has its own)." +
     (hints.length > 0 ? ` ${hints.join(' ')}` : '')
   );
 }

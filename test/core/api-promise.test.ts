@@ -7,9 +7,10 @@ import { HttpResponse, http } from 'msw';
 import { APIConnectionError, APIPromise, APIUserAbortError } from 'payments-sdk';
 import { describe, expect, it, vi } from 'vitest';
 import { sleep } from '../../src/internal/sleep.js';
-import { payment } from '../helpers/fixtures.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_URL, payment } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, makeClient } from './support.js';
 
 const server = useMswServer();
 
@@ -69,7 +70,7 @@ describe('APIPromise', () => {
     await expect(promise.finally(() => {})).rejects.toThrowError('Introuvable.');
   });
 
-  it('a failing call nobody awaits does not raise an unhandled rejection', async () => {
+  it('a failing call nobody awaits does not raise an unhandled caught', async () => {
     const calls = answerPayment(404);
     const unhandled: unknown[] = [];
     const onUnhandled = (reason: unknown) => unhandled.push(reason);

@@ -6,9 +6,9 @@ import { HttpResponse, http } from 'msw';
 import { PaymentsClient, PaymentsError } from 'payments-sdk';
 import { signWebhookPayload } from 'payments-sdk/webhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { API_KEY, LIVE_KEY, payment } from '../helpers/fixtures.js';
+import { withEnv } from '../helpers/env.js';
+import { API_KEY, API_URL, LIVE_KEY, ORIGIN, payment } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, ORIGIN, withEnv } from './support.js';
 
 const server = useMswServer();
 

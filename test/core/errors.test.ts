@@ -22,9 +22,12 @@ import {
   WebhookVerificationError,
 } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
-import { makeAPIError, parseRetryAfter } from '../../src/core/errors.js';
+import { makeAPIError } from '../../src/core/errors.js';
+import { parseRetryAfter } from '../../src/internal/retry-after.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_URL, chargeParams, sessionParams } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, chargeParams, makeClient, sessionParams } from './support.js';
 
 const server = useMswServer();
 

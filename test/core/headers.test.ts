@@ -6,9 +6,9 @@ import { HttpResponse, http } from 'msw';
 import { PaymentsError, VERSION } from 'payments-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { runtimeName } from '../../src/internal/runtime.js';
-import { API_KEY, checkoutSession, payment } from '../helpers/fixtures.js';
+import { makeClient } from '../helpers/client.js';
+import { API_KEY, API_URL, chargeParams, checkoutSession, payment, sessionParams } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, chargeParams, makeClient, sessionParams } from './support.js';
 
 const server = useMswServer();
 

@@ -22,9 +22,10 @@ import {
   UnprocessableEntityError,
 } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
-import { checkoutSession, payment } from '../helpers/fixtures.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_URL, chargeParams, checkoutSession, payment, sessionParams } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, chargeParams, makeClient, sessionParams } from './support.js';
 
 const server = useMswServer();
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

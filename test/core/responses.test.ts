@@ -6,9 +6,10 @@
 import { HttpResponse, http } from 'msw';
 import { ResponseValidationError } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
-import { checkoutSession, envelope, payment } from '../helpers/fixtures.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_URL, checkoutSession, envelope, payment, sessionParams } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, makeClient, sessionParams } from './support.js';
 
 const server = useMswServer();
 

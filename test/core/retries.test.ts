@@ -17,10 +17,11 @@ import {
   UnprocessableEntityError,
 } from 'payments-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { backoffDelay, MAX_RETRY_AFTER_MS, RETRY_STATUSES } from '../../src/internal/http.js';
-import { payment } from '../helpers/fixtures.js';
+import { backoffDelay } from '../../src/internal/http.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_URL, chargeParams, payment } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, chargeParams, makeClient } from './support.js';
 
 const server = useMswServer();
 
@@ -45,10 +46,6 @@ const status =
     HttpResponse.json(body, { status: code });
 
 describe('retried statuses', () => {
-  it('retries exactly 408, 429, 500, 502, 503 and 504', () => {
-    expect([...RETRY_STATUSES].sort()).toEqual([408, 429, 500, 502, 503, 504]);
-  });
-
   it.each([408, 429, 500, 502, 503, 504])('retries %i and succeeds on the third attempt (default maxRetries 2)', async (code) => {
     const state = sequence('get', '/payments/:uuid', [status(code), status(code)]);
     const found = await makeClient().payments.retrieve('p-1');
@@ -285,7 +282,6 @@ describe('Retry-After (fake clock: no real waiting)', () => {
     ['3600 seconds', '3600'],
     ['an HTTP date one day ahead', 'Sat, 21 Nov 2026 10:15:00 GMT'],
   ])('caps a Retry-After of %s at 60 s', async (_label, value) => {
-    expect(MAX_RETRY_AFTER_MS).toBe(60_000);
     const { customFetch, done } = start(() => new Response('', { status: 429, headers: { 'Retry-After': value } }));
     await vi.advanceTimersByTimeAsync(59_999);
     expect(customFetch).toHaveBeenCalledTimes(1);

@@ -7,9 +7,10 @@ import { inspect } from 'node:util';
 import { delay, HttpResponse, http } from 'msw';
 import { type Logger, PaymentsClient, PaymentsError } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
-import { API_KEY, payment } from '../helpers/fixtures.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_KEY, API_URL, chargeParams, ORIGIN, payment } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, chargeParams, makeClient, ORIGIN } from './support.js';
 
 const server = useMswServer();
 const WEBHOOK_SECRET = 'whsec_FixtureWebhookSecretThatMustNeverLeak';

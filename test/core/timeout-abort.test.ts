@@ -5,9 +5,10 @@
 import { delay, HttpResponse, http } from 'msw';
 import { APITimeoutError, APIUserAbortError, InternalServerError } from 'payments-sdk';
 import { describe, expect, it, vi } from 'vitest';
-import { payment } from '../helpers/fixtures.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_URL, chargeParams, payment } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, chargeParams, makeClient } from './support.js';
 
 const server = useMswServer();
 

@@ -6,8 +6,9 @@
 import { getEventListeners } from 'node:events';
 import { APIConnectionError, APITimeoutError, APIUserAbortError, InvalidParamsError } from 'payments-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
 import { payment } from '../helpers/fixtures.js';
-import { caught, makeClient } from './support.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -3,9 +3,18 @@ import type { CheckoutSession, Payment } from '../../src/index.js';
 
 export const API_KEY = 'sk_test_51FixtureKeyThatMustNeverLeak';
 export const LIVE_KEY = 'sk_live_51FixtureKeyThatMustNeverLeak';
-// Port 4010: fetch refuses "bad ports" such as 9 before msw sees the request.
-export const BASE = 'http://127.0.0.1:4010/';
-export const API = 'http://127.0.0.1:4010/api/v1';
+/**
+ * The loopback origin msw answers at in the HTTP-core, resource and pagination tests; nothing listens
+ * there. Port 4010: fetch refuses "bad ports" such as 9 before msw sees the request.
+ */
+export const ORIGIN = 'http://127.0.0.1:4010';
+export const API_URL = `${ORIGIN}/api/v1`;
+
+/** Valid `payments.create` params: a direct charge in Senegal (service-api.md §4.1). */
+export const chargeParams = { amount: 5000, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' };
+
+/** Valid `checkoutSessions.create` params (service-api.md §4.4). */
+export const sessionParams = { amount: 5000, currency: 'XOF', description: 'Order #1042' };
 
 export function payment(overrides: Partial<Payment> = {}): Payment {
   return {

@@ -15,7 +15,7 @@ import { setupServer } from 'msw/node';
 import { APIConnectionError, APIError, APITimeoutError, APIUserAbortError, type ClientOptions, PaymentsClient } from 'payments-sdk';
 import { Agent, getGlobalDispatcher, MockAgent, ProxyAgent, setGlobalDispatcher } from 'undici';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { caught } from '../core/support.js';
+import { caught } from '../helpers/caught.js';
 import { API_KEY, payment } from '../helpers/fixtures.js';
 import { answerCreation, everythingIn, startServer, type TestServer } from './server.js';
 

@@ -15,7 +15,7 @@ import {
   UnprocessableEntityError,
 } from 'payments-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { caught } from '../core/support.js';
+import { caught } from '../helpers/caught.js';
 import { envelope, payment } from '../helpers/fixtures.js';
 import { everythingIn, startServer, type TestServer } from './server.js';
 

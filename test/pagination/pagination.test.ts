@@ -8,9 +8,11 @@ import { HttpResponse, http } from 'msw';
 import { NotFoundError, Page, type Payment, PaymentsError, ResponseValidationError } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
 import { keepFilters } from '../../src/core/pagination.js';
-import { envelope, payment } from '../helpers/fixtures.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_URL, envelope, ORIGIN, payment } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, makeClient, ORIGIN, queryOf, useRequestLog } from '../resources/support.js';
+import { queryOf, useRequestLog } from '../helpers/request-log.js';
 
 const server = useMswServer();
 const log = useRequestLog(server);

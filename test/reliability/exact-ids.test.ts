@@ -8,10 +8,10 @@ import { memoryDedupeStore, webhookHandler } from 'payments-sdk/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/internal/json.js';
 import { toWebhookEvent } from '../../src/webhooks/events.js';
-import { caught } from '../core/support.js';
+import { caught } from '../helpers/caught.js';
 import { API_KEY } from '../helpers/fixtures.js';
+import { deliveryHeaders, eventBody, SECRET } from '../helpers/webhook-deliveries.js';
 import { startServer, type TestServer } from '../network/server.js';
-import { deliveryHeaders, eventBody, SECRET } from '../webhooks/support.js';
 
 const ID_A = '1234567890123456789';
 const ID_B = '1234567890123456788';

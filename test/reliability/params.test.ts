@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import { InvalidParamsError, PaymentsClient } from 'payments-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { caught } from '../core/support.js';
+import { caught } from '../helpers/caught.js';
 import { API_KEY } from '../helpers/fixtures.js';
 import { startServer, type TestServer } from '../network/server.js';
 

@@ -5,9 +5,11 @@
 import { HttpResponse, http } from 'msw';
 import { IdempotencyConflictError, InvalidParamsError, NotFoundError, UnprocessableEntityError } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
-import { checkoutSession, envelope, payment } from '../helpers/fixtures.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_URL, checkoutSession, envelope, ORIGIN, payment, sessionParams } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, jsonOf, makeClient, ORIGIN, queryOf, sessionParams, useRequestLog } from './support.js';
+import { jsonOf, queryOf, useRequestLog } from '../helpers/request-log.js';
 
 const server = useMswServer();
 const log = useRequestLog(server);

@@ -5,9 +5,9 @@
 import { HttpResponse, http } from 'msw';
 import { formatAmount } from 'payments-sdk';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { API_KEY, envelope, payment } from '../helpers/fixtures.js';
+import { API_KEY, API_URL, envelope, ORIGIN, payment } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, ORIGIN, queryOf, useRequestLog } from './support.js';
+import { queryOf, useRequestLog } from '../helpers/request-log.js';
 
 const server = useMswServer();
 const log = useRequestLog(server);

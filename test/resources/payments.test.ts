@@ -13,9 +13,11 @@ import {
   UnprocessableEntityError,
 } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
-import { envelope, payment } from '../helpers/fixtures.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_URL, chargeParams, envelope, ORIGIN, payment } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, chargeParams, jsonOf, makeClient, ORIGIN, queryOf, useRequestLog } from './support.js';
+import { jsonOf, queryOf, useRequestLog } from '../helpers/request-log.js';
 
 const server = useMswServer();
 const log = useRequestLog(server);

@@ -12,9 +12,11 @@ import {
   UnprocessableEntityError,
 } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
-import { envelope, LIVE_KEY } from '../helpers/fixtures.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_URL, envelope, LIVE_KEY, ORIGIN } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, jsonOf, makeClient, ORIGIN, queryOf, useRequestLog } from './support.js';
+import { jsonOf, queryOf, useRequestLog } from '../helpers/request-log.js';
 
 const server = useMswServer();
 const log = useRequestLog(server);

@@ -10,9 +10,11 @@
 import { delay, HttpResponse, http } from 'msw';
 import { APITimeoutError, APIUserAbortError, InvalidParamsError, NotFoundError } from 'payments-sdk';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
-import { payment } from '../helpers/fixtures.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_URL, payment } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, makeClient, useRequestLog } from './support.js';
+import { useRequestLog } from '../helpers/request-log.js';
 
 const recorded = vi.hoisted(() => ({ waits: [] as number[], cap: { ms: 1 } }));
 

@@ -6,9 +6,11 @@
 import { HttpResponse, http } from 'msw';
 import { InvalidParamsError } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
-import { checkoutSession, payment } from '../helpers/fixtures.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_URL, chargeParams, checkoutSession, payment, sessionParams } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, chargeParams, jsonOf, makeClient, sessionParams, useRequestLog } from '../resources/support.js';
+import { jsonOf, useRequestLog } from '../helpers/request-log.js';
 
 const server = useMswServer();
 const log = useRequestLog(server);

@@ -6,9 +6,11 @@
 import { HttpResponse, http } from 'msw';
 import { InvalidParamsError, type PaymentsClient } from 'payments-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
-import { envelope } from '../helpers/fixtures.js';
+import { caught } from '../helpers/caught.js';
+import { makeClient } from '../helpers/client.js';
+import { API_URL, envelope, ORIGIN } from '../helpers/fixtures.js';
 import { useMswServer } from '../helpers/msw.js';
-import { API_URL, caught, makeClient, ORIGIN, queryOf, useRequestLog } from '../resources/support.js';
+import { queryOf, useRequestLog } from '../helpers/request-log.js';
 
 const server = useMswServer();
 const log = useRequestLog(server);

@@ -3,7 +3,9 @@ import { inspect } from 'node:util';
 import { AuthenticationError, NotFoundError, PermissionDeniedError } from 'payments-sdk';
 import { createMockService, MockServiceError } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';
-import { CHARGE, clientFor, raw, rejection } from './helpers.js';
+import { caught } from '../helpers/caught.js';
+import { chargeParams } from '../helpers/fixtures.js';
+import { clientFor, raw } from '../helpers/mock-service.js';
 
 const PAYOUT = {
   amount: 1000,
@@ -25,7 +27,7 @@ describe('401 (§5.1)', () => {
     const mock = createMockService();
     expect(await raw(mock, 'GET', '/payments', { key: null })).toMatchObject({ status: 401, body: { message: 'Unauthenticated.' } });
     expect((await raw(mock, 'GET', '/payments', { headers: { Authorization: `Basic ${mock.apiKey}` }, key: null })).status).toBe(401);
-    const error = await rejection(clientFor(mock, 'sk_test_not_a_key_of_this_mock').payments.list());
+    const error = await caught(clientFor(mock, 'sk_test_not_a_key_of_this_mock').payments.list());
     expect(error).toBeInstanceOf(AuthenticationError);
     expect(JSON.stringify(error.body)).not.toContain('sk_test_not_a_key_of_this_mock');
   });
@@ -47,21 +49,21 @@ describe('403 (§5.3, §5.4)', () => {
   it('a live key needs approved KYC; the sandbox key of the same merchant works', async () => {
     const mock = createMockService({ merchants: [{ id: 'shop', kyc: 'pending', keys: ['sk_test_shop', 'sk_live_shop'] }] });
     const live = clientFor(mock, 'sk_live_shop');
-    const error = await rejection(live.payments.create(CHARGE));
+    const error = await caught(live.payments.create(chargeParams));
     expect(error).toBeInstanceOf(PermissionDeniedError);
     expect(error.message).toBe('Votre KYC doit être approuvé pour utiliser une clé live.');
-    expect(await rejection(live.checkoutSessions.list())).toBeInstanceOf(PermissionDeniedError);
-    expect((await clientFor(mock, 'sk_test_shop').payments.create(CHARGE)).status).toBe('pending');
+    expect(await caught(live.checkoutSessions.list())).toBeInstanceOf(PermissionDeniedError);
+    expect((await clientFor(mock, 'sk_test_shop').payments.create(chargeParams)).status).toBe('pending');
     mock.setMerchant('shop', { kyc: 'approved' });
-    expect((await live.payments.create(CHARGE)).status).toBe('pending');
+    expect((await live.payments.create(chargeParams)).status).toBe('pending');
     mock.setMerchant('shop', { kyc: 'rejected' });
-    expect(await rejection(live.wallets.list())).toBeInstanceOf(PermissionDeniedError);
+    expect(await caught(live.wallets.list())).toBeInstanceOf(PermissionDeniedError);
   });
 
   it('a suspended merchant gets 403 with every key', async () => {
     const mock = createMockService({ merchants: [{ id: 'shop', suspended: true, keys: ['sk_test_shop', 'sk_live_shop'] }] });
     for (const key of ['sk_test_shop', 'sk_live_shop']) {
-      const error = await rejection(clientFor(mock, key).payments.list());
+      const error = await caught(clientFor(mock, key).payments.list());
       expect(error).toBeInstanceOf(PermissionDeniedError);
       expect(error.message).toBe('Ce compte marchand est suspendu.');
     }
@@ -73,7 +75,7 @@ describe('403 (§5.3, §5.4)', () => {
   it('payouts are for live keys only: a sandbox key gets 403', async () => {
     const mock = createMockService();
     mock.seed({ wallets: [{ currency: 'XOF', balance: 10_000 }] }, { apiKey: mock.liveApiKey });
-    const error = await rejection(clientFor(mock).payouts.create(PAYOUT));
+    const error = await caught(clientFor(mock).payouts.create(PAYOUT));
     expect(error).toBeInstanceOf(PermissionDeniedError);
     expect(error.idempotencyKey).toEqual(expect.any(String));
     expect((await clientFor(mock, mock.liveApiKey).payouts.create(PAYOUT)).status).toBe('pending_approval');
@@ -86,21 +88,21 @@ describe('another merchant (§5.5) and the other mode', () => {
     mock.seed({ wallets: [{ currency: 'XOF', balance: 10_000 }] }, { apiKey: 'sk_live_other' });
     const other = clientFor(mock, 'sk_test_other');
     const otherLive = clientFor(mock, 'sk_live_other');
-    const payment = await other.payments.create(CHARGE);
+    const payment = await other.payments.create(chargeParams);
     const session = await other.checkoutSessions.create({ amount: 100, currency: 'XOF' });
     const link = await other.paymentLinks.create({ title: 'Tee', currency: 'XOF', amount: 5000 });
     const payout = await otherLive.payouts.create(PAYOUT);
 
     const shop = clientFor(mock, 'sk_test_shop');
     const shopLive = clientFor(mock, 'sk_live_shop');
-    expect(await rejection(shop.payments.retrieve(payment.uuid))).toBeInstanceOf(NotFoundError);
-    expect((await rejection(shop.checkoutSessions.retrieve(session.reference))).message).toBe('Session de paiement introuvable.');
-    expect((await rejection(shop.paymentLinks.retrieve(link.uuid))).message).toBe('Lien de paiement introuvable.');
-    expect((await rejection(shopLive.payouts.retrieve(String(payout.id)))).message).toBe('Versement introuvable.');
+    expect(await caught(shop.payments.retrieve(payment.uuid))).toBeInstanceOf(NotFoundError);
+    expect((await caught(shop.checkoutSessions.retrieve(session.reference))).message).toBe('Session de paiement introuvable.');
+    expect((await caught(shop.paymentLinks.retrieve(link.uuid))).message).toBe('Lien de paiement introuvable.');
+    expect((await caught(shopLive.payouts.retrieve(String(payout.id)))).message).toBe('Versement introuvable.');
     expect((await shop.payments.list()).meta.total).toBe(0);
     expect((await shopLive.payouts.list()).meta.total).toBe(0);
     // Sandbox and live data are separate, as with any payment service.
-    expect(await rejection(otherLive.payments.retrieve(payment.uuid))).toBeInstanceOf(NotFoundError);
+    expect(await caught(otherLive.payments.retrieve(payment.uuid))).toBeInstanceOf(NotFoundError);
     expect((await other.payments.retrieve(payment.uuid)).uuid).toBe(payment.uuid);
   });
 });

@@ -2,7 +2,8 @@
 import { NotFoundError } from 'payments-sdk';
 import { MockServiceError } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';
-import { expectSigned, raw, rejection, setup } from './helpers.js';
+import { caught } from '../helpers/caught.js';
+import { expectSigned, raw, setup } from '../helpers/mock-service.js';
 
 const SESSION = {
   amount: 5000,
@@ -71,7 +72,7 @@ describe('POST /checkout-sessions', () => {
 
   it('answers 404 "Session de paiement introuvable." (§7) for an unknown reference', async () => {
     const { client } = setup();
-    const error = await rejection(client.checkoutSessions.retrieve('01JD3Z8Q4X5Y6Z7A8B9C0D1E2F'));
+    const error = await caught(client.checkoutSessions.retrieve('01JD3Z8Q4X5Y6Z7A8B9C0D1E2F'));
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error.message).toBe('Session de paiement introuvable.');
     expect(error.body).toEqual({ message: 'Session de paiement introuvable.' });

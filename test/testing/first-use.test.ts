@@ -6,7 +6,7 @@
 import { Hono } from 'hono';
 import { verifyWebhook, webhookHandler } from 'payments-sdk/webhooks';
 import { afterEach, describe, expect, it } from 'vitest';
-import { setup } from './helpers.js';
+import { setup } from '../helpers/mock-service.js';
 
 const PAYOUT = {
   amount: 3000,

@@ -2,7 +2,9 @@
 import { IdempotencyConflictError } from 'payments-sdk';
 import { IDEMPOTENCY_TTL_MS } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';
-import { CHARGE, clientFor, raw, rejection, setup } from './helpers.js';
+import { caught } from '../helpers/caught.js';
+import { chargeParams } from '../helpers/fixtures.js';
+import { clientFor, raw, setup } from '../helpers/mock-service.js';
 
 const PAYOUT = {
   amount: 1000,
@@ -13,8 +15,8 @@ const PAYOUT = {
 describe('Idempotency-Key', () => {
   it('same key, same content: 201 then the original answer replayed with 200, nothing created', async () => {
     const { client } = setup();
-    const first = await client.payments.create(CHARGE, { idempotencyKey: 'order-1042' }).withResponse();
-    const again = await client.payments.create(CHARGE, { idempotencyKey: 'order-1042' }).withResponse();
+    const first = await client.payments.create(chargeParams, { idempotencyKey: 'order-1042' }).withResponse();
+    const again = await client.payments.create(chargeParams, { idempotencyKey: 'order-1042' }).withResponse();
     expect([first.response.status, first.replayed]).toEqual([201, false]);
     expect([again.response.status, again.replayed]).toEqual([200, true]);
     expect(again.data).toEqual(first.data);
@@ -23,17 +25,17 @@ describe('Idempotency-Key', () => {
 
   it('replays the answer as it was, even after the payment moved on', async () => {
     const { mock, client } = setup();
-    const first = await client.payments.create(CHARGE, { idempotencyKey: 'k' });
+    const first = await client.payments.create(chargeParams, { idempotencyKey: 'k' });
     await mock.settlePayment(first.uuid);
-    const replay = await client.payments.create(CHARGE, { idempotencyKey: 'k' });
+    const replay = await client.payments.create(chargeParams, { idempotencyKey: 'k' });
     expect(replay.status).toBe('pending');
     expect((await client.payments.retrieve(first.uuid)).status).toBe('succeeded');
   });
 
   it('same key, other content: 409 IdempotencyConflictError carrying the key', async () => {
     const { client } = setup();
-    await client.payments.create(CHARGE, { idempotencyKey: 'order-1042' });
-    const error = await rejection(client.payments.create({ ...CHARGE, amount: 5001 }, { idempotencyKey: 'order-1042' }));
+    await client.payments.create(chargeParams, { idempotencyKey: 'order-1042' });
+    const error = await caught(client.payments.create({ ...chargeParams, amount: 5001 }, { idempotencyKey: 'order-1042' }));
     expect(error).toBeInstanceOf(IdempotencyConflictError);
     expect(error.status).toBe(409);
     expect(error.message).toBe("Cette clé d'idempotence a déjà été utilisée avec un contenu différent.");
@@ -76,7 +78,7 @@ describe('Idempotency-Key', () => {
     const { mock, client, live } = setup();
     mock.seed({ wallets: [{ currency: 'XOF', balance: 10_000 }] }, { apiKey: mock.liveApiKey });
     const calls = [
-      (key: string) => client.payments.create(CHARGE, { idempotencyKey: key }).withResponse(),
+      (key: string) => client.payments.create(chargeParams, { idempotencyKey: key }).withResponse(),
       (key: string) => client.checkoutSessions.create({ amount: 100, currency: 'XOF' }, { idempotencyKey: key }).withResponse(),
       (key: string) => live.payouts.create(PAYOUT, { idempotencyKey: key }).withResponse(),
       (key: string) => client.paymentLinks.create({ title: 'Tee', currency: 'XOF' }, { idempotencyKey: key }).withResponse(),
@@ -93,26 +95,28 @@ describe('Idempotency-Key', () => {
 
   it('a key is scoped to its endpoint and its merchant', async () => {
     const { mock, client } = setup({ merchants: [{ keys: ['sk_test_a'] }, { keys: ['sk_test_b'] }] });
-    await client.payments.create(CHARGE, { idempotencyKey: 'shared' });
+    await client.payments.create(chargeParams, { idempotencyKey: 'shared' });
     expect(
       (await client.checkoutSessions.create({ amount: 1, currency: 'XOF' }, { idempotencyKey: 'shared' }).withResponse()).response.status,
     ).toBe(201);
     const b = clientFor(mock, 'sk_test_b');
-    expect((await b.payments.create({ ...CHARGE, amount: 1 }, { idempotencyKey: 'shared' }).withResponse()).response.status).toBe(201);
+    expect((await b.payments.create({ ...chargeParams, amount: 1 }, { idempotencyKey: 'shared' }).withResponse()).response.status).toBe(
+      201,
+    );
   });
 
   it('an error is not remembered: the same key may then create', async () => {
     const { client } = setup();
-    const refused = await rejection(client.payments.create({ ...CHARGE, phone: '221770000001' }, { idempotencyKey: 'k' }));
+    const refused = await caught(client.payments.create({ ...chargeParams, phone: '221770000001' }, { idempotencyKey: 'k' }));
     expect(refused.failureReason).toBe('insufficient_funds');
-    expect((await client.payments.create(CHARGE, { idempotencyKey: 'k' }).withResponse()).response.status).toBe(201);
+    expect((await client.payments.create(chargeParams, { idempotencyKey: 'k' }).withResponse()).response.status).toBe(201);
   });
 
   it('a lost answer: the client retries with the same key and gets the original, so the customer is charged once', async () => {
     const { mock } = setup();
     const client = clientFor(mock, mock.apiKey, 2);
     mock.injectFault({ method: 'POST', network: true, afterProcessing: true });
-    const result = await client.payments.create(CHARGE).withResponse();
+    const result = await client.payments.create(chargeParams).withResponse();
     expect(result.replayed).toBe(true);
     expect(result.response.status).toBe(200);
     expect((await client.payments.list()).data.map((p) => p.uuid)).toEqual([result.data.uuid]);

@@ -2,7 +2,9 @@
 import { PaymentsClient, UnprocessableEntityError } from 'payments-sdk';
 import { createMockService } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';
-import { CHARGE, raw, rejection, setup } from './helpers.js';
+import { caught } from '../helpers/caught.js';
+import { chargeParams } from '../helpers/fixtures.js';
+import { raw, setup } from '../helpers/mock-service.js';
 
 /** `n` seeded payments, one a minute from 2026-03-01T00:00Z, the i-th with `gross_amount` = i + 1. */
 function seeded(n: number, status = (_i: number) => 'succeeded') {
@@ -38,7 +40,7 @@ describe('the list envelope', () => {
   it('a list made after a creation, a seed or a reset shows them (the sorted order is not kept stale)', async () => {
     const { mock, client } = setup({ seed: { payments: seeded(3) } });
     expect((await client.payments.list()).meta.total).toBe(3);
-    const created = await client.payments.create(CHARGE);
+    const created = await client.payments.create(chargeParams);
     const after = await client.payments.list();
     expect(after.meta.total).toBe(4);
     expect(after.data[0]?.uuid).toBe(created.uuid);
@@ -63,10 +65,10 @@ describe('the list envelope', () => {
 
   it('orders by creation time, then by creation order when the clock did not move', async () => {
     const { mock, client } = setup({ now: '2026-03-01T09:30:00Z' });
-    const a = await client.payments.create(CHARGE);
-    const b = await client.payments.create(CHARGE);
+    const a = await client.payments.create(chargeParams);
+    const b = await client.payments.create(chargeParams);
     mock.advance(1000);
-    const c = await client.payments.create(CHARGE);
+    const c = await client.payments.create(chargeParams);
     expect((await client.payments.list()).data.map((p) => p.uuid)).toEqual([c.uuid, b.uuid, a.uuid]);
   });
 });
@@ -133,7 +135,7 @@ describe('filters', () => {
     const reversed = await raw(mock, 'GET', '/checkout-sessions?from=2026-03-02&to=2026-03-01');
     expect(reversed.status).toBe(422);
     expect(reversed.body.errors.to).toHaveLength(1);
-    const error = await rejection(
+    const error = await caught(
       new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch }).payouts.list({
         from: '2026-03-02',
         to: '2026-03-01',

@@ -2,7 +2,9 @@
 import { InternalServerError, NotFoundError, UnprocessableEntityError } from 'payments-sdk';
 import { createMockService, MockServiceError } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';
-import { CHARGE, expectSigned, raw, rejection, setup } from './helpers.js';
+import { caught } from '../helpers/caught.js';
+import { chargeParams } from '../helpers/fixtures.js';
+import { expectSigned, raw, setup } from '../helpers/mock-service.js';
 
 describe('POST /payments: a direct charge', () => {
   it('answers 201 with a pending payment shaped as §2.1, fees by the default rule', async () => {
@@ -11,7 +13,7 @@ describe('POST /payments: a direct charge', () => {
       data: payment,
       response,
       replayed,
-    } = await client.payments.create({ ...CHARGE, payer_name: 'Awa', description: 'Order 7' }).withResponse();
+    } = await client.payments.create({ ...chargeParams, payer_name: 'Awa', description: 'Order 7' }).withResponse();
     expect(response.status).toBe(201);
     expect(replayed).toBe(false);
     expect(payment).toEqual({
@@ -36,7 +38,7 @@ describe('POST /payments: a direct charge', () => {
 
   it('answers 404 with the French message for an unknown payment', async () => {
     const { client } = setup();
-    const error = await rejection(client.payments.retrieve('00000000-0000-4000-8000-000000000000'));
+    const error = await caught(client.payments.retrieve('00000000-0000-4000-8000-000000000000'));
     expect(error).toBeInstanceOf(NotFoundError);
     expect(error.status).toBe(404);
     expect(error.message).toBe('Paiement introuvable.');
@@ -69,7 +71,7 @@ describe('POST /payments: a direct charge', () => {
       ['5000', 'Le champ amount doit être un entier.'],
       [0, 'La valeur de amount doit être supérieure ou égale à 1.'],
     ] as const) {
-      const { status, body } = await raw(mock, 'POST', '/payments', { body: { ...CHARGE, amount } });
+      const { status, body } = await raw(mock, 'POST', '/payments', { body: { ...chargeParams, amount } });
       expect(status).toBe(422);
       expect(body).toEqual({ message, errors: { amount: [message] } });
     }
@@ -77,14 +79,14 @@ describe('POST /payments: a direct charge', () => {
 
   it('answers 422 for an unknown country, an operator of another country, and a phone without the calling code', async () => {
     const { client } = setup();
-    const country = await rejection(client.payments.create({ ...CHARGE, country: 'FRA' }));
+    const country = await caught(client.payments.create({ ...chargeParams, country: 'FRA' }));
     expect(country).toBeInstanceOf(UnprocessableEntityError);
     expect(Object.keys(country.errors)).toEqual(['country']);
-    const provider = await rejection(client.payments.create({ ...CHARGE, provider: 'mpesa' }));
+    const provider = await caught(client.payments.create({ ...chargeParams, provider: 'mpesa' }));
     expect(provider.errors).toEqual({ provider: ["L'opérateur mpesa n'est pas disponible pour SEN."] });
-    const phone = await rejection(client.payments.create({ ...CHARGE, phone: '225771234567' }));
+    const phone = await caught(client.payments.create({ ...chargeParams, phone: '225771234567' }));
     expect(Object.keys(phone.errors)).toEqual(['phone']);
-    const short = await rejection(client.payments.create({ ...CHARGE, phone: '2217712' }));
+    const short = await caught(client.payments.create({ ...chargeParams, phone: '2217712' }));
     expect(Object.keys(short.errors)).toEqual(['phone']);
     expect((await client.payments.list()).meta.total).toBe(0);
   });
@@ -94,7 +96,7 @@ describe('currency conversion (§4.1)', () => {
   it('charges in the operator currency: currency and gross_amount are the converted ones, fees on them', async () => {
     const { client } = setup();
     // 10.00 EUR at the CFA peg 655.957 = 6559.57 XOF, rounded to the unit (XOF has no decimals).
-    const eur = await client.payments.create({ ...CHARGE, amount: 1000, currency: 'EUR' });
+    const eur = await client.payments.create({ ...chargeParams, amount: 1000, currency: 'EUR' });
     expect(eur).toMatchObject({
       currency: 'XOF',
       gross_amount: 6560,
@@ -104,7 +106,7 @@ describe('currency conversion (§4.1)', () => {
     });
     // 10.00 USD → 150.00 GHS = 15000 pesewas: both exponents are 2.
     const ghs = await client.payments.create({
-      ...CHARGE,
+      ...chargeParams,
       amount: 1000,
       currency: 'USD',
       country: 'GHA',
@@ -116,18 +118,18 @@ describe('currency conversion (§4.1)', () => {
 
   it('uses the inverse of a pair when only the other direction is in the table', async () => {
     const { client } = setup({ rates: { 'XOF/EUR': 0.002 } });
-    const payment = await client.payments.create({ ...CHARGE, amount: 1000, currency: 'EUR' });
+    const payment = await client.payments.create({ ...chargeParams, amount: 1000, currency: 'EUR' });
     expect(payment).toMatchObject({ currency: 'XOF', gross_amount: 5000 });
   });
 
   it('answers 422 on currency when no rate exists', async () => {
     const { client } = setup();
-    const error = await rejection(client.payments.create({ ...CHARGE, currency: 'JPY' }));
+    const error = await caught(client.payments.create({ ...chargeParams, currency: 'JPY' }));
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(error.errors).toEqual({ currency: ["La devise JPY ne peut pas être convertie en XOF, la devise de l'opérateur."] });
     const none = setup({ rates: {} });
-    expect((await rejection(none.client.payments.create({ ...CHARGE, currency: 'EUR' }))).errors.currency).toHaveLength(1);
-    expect(await none.client.payments.create(CHARGE)).toMatchObject({ currency: 'XOF', gross_amount: 5000 });
+    expect((await caught(none.client.payments.create({ ...chargeParams, currency: 'EUR' }))).errors.currency).toHaveLength(1);
+    expect(await none.client.payments.create(chargeParams)).toMatchObject({ currency: 'XOF', gross_amount: 5000 });
   });
 });
 
@@ -139,7 +141,7 @@ describe('refused charges (§4.1, §7)', () => {
       ['000002', 'payer_declined'],
       ['000003', 'account_blocked'],
     ]) {
-      const error = await rejection(client.payments.create({ ...CHARGE, phone: `221770${tail}` }));
+      const error = await caught(client.payments.create({ ...chargeParams, phone: `221770${tail}` }));
       expect(error).toBeInstanceOf(UnprocessableEntityError);
       expect(error.failureReason).toBe(reason);
       expect(error.body).toEqual({ message: 'Le paiement a été refusé.', failure_reason: reason });
@@ -149,15 +151,15 @@ describe('refused charges (§4.1, §7)', () => {
 
   it('takes a refusal rule of its own', async () => {
     const { client } = setup({ refuseCharge: (charge) => (charge.amount > 100_000 ? 'amount_limit_exceeded' : null) });
-    expect((await rejection(client.payments.create({ ...CHARGE, amount: 100_001 }))).failureReason).toBe('amount_limit_exceeded');
-    expect((await client.payments.create({ ...CHARGE, phone: '221770000001' })).status).toBe('pending');
+    expect((await caught(client.payments.create({ ...chargeParams, amount: 100_001 }))).failureReason).toBe('amount_limit_exceeded');
+    expect((await client.payments.create({ ...chargeParams, phone: '221770000001' })).status).toBe('pending');
   });
 });
 
 describe('fee rule', () => {
   it('takes rates or a function; net = gross − psp fee − platform fee', async () => {
     const rates = setup({ fees: { psp: 0.02, platform: 0 } });
-    expect(await rates.client.payments.create({ ...CHARGE, amount: 1234 })).toMatchObject({
+    expect(await rates.client.payments.create({ ...chargeParams, amount: 1234 })).toMatchObject({
       psp_fee_amount: 25,
       platform_fee_amount: 0,
       net_amount_to_merchant: 1209,
@@ -168,7 +170,7 @@ describe('fee rule', () => {
         platform_fee_amount: channel === 'direct' ? Math.floor(gross_amount / 100) : 0,
       }),
     });
-    expect(await fn.client.payments.create(CHARGE)).toMatchObject({
+    expect(await fn.client.payments.create(chargeParams)).toMatchObject({
       psp_fee_amount: 100,
       platform_fee_amount: 50,
       net_amount_to_merchant: 4850,
@@ -178,7 +180,7 @@ describe('fee rule', () => {
   it('refuses a broken rule: at construction for rates, with a 500 naming the problem for a function', async () => {
     expect(() => createMockService({ fees: { psp: 0.8, platform: 0.3 } })).toThrow(MockServiceError);
     const { client } = setup({ fees: () => ({ psp_fee_amount: 1.5, platform_fee_amount: 0 }) });
-    const error = await rejection(client.payments.create(CHARGE));
+    const error = await caught(client.payments.create(chargeParams));
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error.message).toMatch(/fee rule returned/);
   });
@@ -187,7 +189,7 @@ describe('fee rule', () => {
 describe('settling and failing (§3.1, §6)', () => {
   it('settlePayment: succeeded, net credited to the wallet, a signed payment.succeeded delivery', async () => {
     const { mock, client } = setup();
-    const payment = await client.payments.create(CHARGE);
+    const payment = await client.payments.create(chargeParams);
     const delivery = await mock.settlePayment(payment.uuid);
     const event = await expectSigned(delivery, mock.webhookSecret, 'payment.succeeded');
     expect(event.id).toMatch(/^evt_[0-9A-Z]{26}$/);
@@ -199,8 +201,8 @@ describe('settling and failing (§3.1, §6)', () => {
 
   it('failPayment: failed with failure_reason, a signed payment.failed delivery, nothing credited', async () => {
     const { mock, client } = setup();
-    const a = await client.payments.create(CHARGE);
-    const b = await client.payments.create(CHARGE);
+    const a = await client.payments.create(chargeParams);
+    const b = await client.payments.create(chargeParams);
     const first = await expectSigned(await mock.failPayment(a.uuid), mock.webhookSecret, 'payment.failed');
     expect(first.data).toMatchObject({ uuid: a.uuid, status: 'failed', failure_reason: 'declined' });
     const second = await expectSigned(await mock.failPayment(b.uuid, 'timeout'), mock.webhookSecret, 'payment.failed');
@@ -211,7 +213,7 @@ describe('settling and failing (§3.1, §6)', () => {
 
   it('decides a payment only once, and only a known one', async () => {
     const { mock, client } = setup();
-    const payment = await client.payments.create(CHARGE);
+    const payment = await client.payments.create(chargeParams);
     await mock.settlePayment(payment.uuid);
     await expect(mock.settlePayment(payment.uuid)).rejects.toThrow(/is succeeded: only a pending payment/);
     await expect(mock.failPayment(payment.uuid)).rejects.toBeInstanceOf(MockServiceError);
@@ -221,7 +223,7 @@ describe('settling and failing (§3.1, §6)', () => {
   it('signs with the webhookSecret given in the options', async () => {
     const { mock, client } = setup({ webhookSecret: 'whsec_given_for_this_test' });
     expect(mock.webhookSecret).toBe('whsec_given_for_this_test');
-    const payment = await client.payments.create(CHARGE);
+    const payment = await client.payments.create(chargeParams);
     await expectSigned(await mock.settlePayment(payment.uuid), 'whsec_given_for_this_test', 'payment.succeeded');
   });
 });

@@ -2,7 +2,8 @@
 import { NotFoundError, UnprocessableEntityError } from 'payments-sdk';
 import { LINK_UNAVAILABLE, MockServiceError } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';
-import { expectSigned, raw, rejection, setup } from './helpers.js';
+import { caught } from '../helpers/caught.js';
+import { expectSigned, raw, setup } from '../helpers/mock-service.js';
 
 const DESTINATION = { type: 'mobile_money', country: 'SEN', provider: 'wave', phone: '221781234567' };
 const PAYOUT = { amount: 3000, currency: 'XOF', destination: DESTINATION };
@@ -31,7 +32,7 @@ describe('payouts', () => {
     expect(await live.payouts.retrieve(String(payout.id))).toEqual(payout);
     expect((await live.payouts.list()).data).toEqual([payout]);
     expect(await live.wallets.list()).toEqual([{ currency: 'XOF', balance: 7000 }]);
-    const missing = await rejection(live.payouts.retrieve('00000000-0000-4000-8000-000000000000'));
+    const missing = await caught(live.payouts.retrieve('00000000-0000-4000-8000-000000000000'));
     expect(missing).toBeInstanceOf(NotFoundError);
     expect(missing.message).toBe('Versement introuvable.');
   });
@@ -55,7 +56,7 @@ describe('payouts', () => {
 
   it('refuses a payout above the wallet balance (checkPayoutBalance: false turns it off)', async () => {
     const { live } = withBalance(2999);
-    const error = await rejection(live.payouts.create(PAYOUT));
+    const error = await caught(live.payouts.create(PAYOUT));
     expect(error).toBeInstanceOf(UnprocessableEntityError);
     expect(Object.keys(error.errors)).toEqual(['amount']);
     const free = setup({ checkPayoutBalance: false });
@@ -112,7 +113,7 @@ describe('payment links', () => {
     expect(await client.paymentLinks.retrieve(link.uuid)).toEqual(link);
     const bad = await raw(mock, 'POST', '/payment-links', { body: { amount: 0 } });
     expect(Object.keys(bad.body.errors).sort()).toEqual(['amount', 'currency', 'title']);
-    expect((await rejection(client.paymentLinks.retrieve('nope'))).message).toBe('Lien de paiement introuvable.');
+    expect((await caught(client.paymentLinks.retrieve('nope'))).message).toBe('Lien de paiement introuvable.');
   });
 
   it('a payment through a link appears in GET /payments with the checkout_session reference of its session (§4.8)', async () => {
@@ -136,13 +137,13 @@ describe('payment links', () => {
     const { mock, client } = setup();
     const link = await client.paymentLinks.create({ title: 'Donation', currency: 'XOF', minimum_amount: 1000 });
     expect(link).toMatchObject({ amount: null, minimum_amount: 1000 });
-    const below = await rejection(mock.payPaymentLink(link.uuid, { amount: 999 }));
+    const below = await caught(mock.payPaymentLink(link.uuid, { amount: 999 }));
     expect(below).toBeInstanceOf(MockServiceError);
     expect(below.errors).toEqual({ amount: ['La valeur de amount doit être supérieure ou égale à 1000.'] });
-    expect((await rejection(mock.payPaymentLink(link.uuid))).errors.amount).toEqual(['Le champ amount est obligatoire.']);
+    expect((await caught(mock.payPaymentLink(link.uuid))).errors.amount).toEqual(['Le champ amount est obligatoire.']);
     expect((await mock.payPaymentLink(link.uuid, { amount: 2500 })).event.data.gross_amount).toBe(2500);
     const fixed = await client.paymentLinks.create({ title: 'Tee', currency: 'XOF', amount: 7500 });
-    expect((await rejection(mock.payPaymentLink(fixed.uuid, { amount: 100 }))).errors.amount).toHaveLength(1);
+    expect((await caught(mock.payPaymentLink(fixed.uuid, { amount: 100 }))).errors.amount).toHaveLength(1);
     expect((await client.payments.list()).meta.total).toBe(1);
   });
 

@@ -10,8 +10,10 @@ import { createMockService, type MockHttpServer, MockServiceError } from 'paymen
 import { webhookHandler } from 'payments-sdk/webhooks';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { signWebhookPayload } from '../../src/webhooks/sign.js';
+import { caught } from '../helpers/caught.js';
+import { chargeParams } from '../helpers/fixtures.js';
+import { clientFor, raw, setup } from '../helpers/mock-service.js';
 import { useMswServer } from '../helpers/msw.js';
-import { CHARGE, clientFor, raw, rejection, setup } from './helpers.js';
 
 describe('msw handlers (code that cannot take a custom fetch)', () => {
   const server = useMswServer();
@@ -75,7 +77,7 @@ describe('faults', () => {
   it('a 503 with Retry-After: 0 is retried by the client, which then succeeds', async () => {
     const mock = createMockService();
     mock.injectFault({ status: 503, retryAfter: 0, times: 2, path: '/payments' });
-    const payment = await clientFor(mock, mock.apiKey, 2).payments.create(CHARGE);
+    const payment = await clientFor(mock, mock.apiKey, 2).payments.create(chargeParams);
     expect(payment.status).toBe('pending');
     expect(mock.requests.map((r) => r.status)).toEqual([503, 503, 201]);
     expect(JSON.stringify(mock.requests)).not.toContain(mock.apiKey);
@@ -86,18 +88,18 @@ describe('faults', () => {
     mock.injectFault({ network: true, method: 'GET', path: /checkout-sessions/ });
     const client = clientFor(mock);
     expect((await client.payments.list()).data).toEqual([]);
-    expect(await rejection(client.checkoutSessions.list())).toBeInstanceOf(APIConnectionError);
+    expect(await caught(client.checkoutSessions.list())).toBeInstanceOf(APIConnectionError);
     expect((await client.checkoutSessions.list()).data).toEqual([]);
     expect(() => mock.injectFault({ times: 0 })).toThrow(MockServiceError);
     mock.injectFault({ status: 500 });
-    const error = await rejection(client.wallets.list());
+    const error = await caught(client.wallets.list());
     expect(error).toBeInstanceOf(InternalServerError);
     expect(error.message).toBe('Erreur 500 injectée par le service simulé.');
   });
 
   it('reset() forgets resources, deliveries, requests and faults, and seeds again', async () => {
     const { mock, client } = setup({ seed: { payments: [{ gross_amount: 1 }] } });
-    const payment = await client.payments.create(CHARGE);
+    const payment = await client.payments.create(chargeParams);
     await mock.settlePayment(payment.uuid);
     mock.injectFault({ status: 500 });
     mock.reset();
@@ -120,9 +122,9 @@ describe('mock.listen(): a real port on 127.0.0.1', () => {
   it('serves the client over real HTTP; list links point back to the port', async () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: server.url, maxRetries: 0 });
-    await client.payments.create(CHARGE);
-    await client.payments.create(CHARGE, { idempotencyKey: 'k' });
-    const replay = await client.payments.create(CHARGE, { idempotencyKey: 'k' }).withResponse();
+    await client.payments.create(chargeParams);
+    await client.payments.create(chargeParams, { idempotencyKey: 'k' });
+    const replay = await client.payments.create(chargeParams, { idempotencyKey: 'k' }).withResponse();
     expect(replay.replayed).toBe(true);
     const page = await client.payments.list({ per_page: 1 });
     expect(page.links.next).toBe(`${server.url}/api/v1/payments?per_page=1&page=2`);
@@ -162,7 +164,7 @@ describe('mock.deliver()', () => {
 
   it('hands a fetch-style handler a POST Request with the raw body and the signature headers', async () => {
     const { mock, client } = setup();
-    const payment = await client.payments.create(CHARGE);
+    const payment = await client.payments.create(chargeParams);
     const delivery = await mock.settlePayment(payment.uuid);
     const handler = vi.fn(async (request: Request) => {
       const body = await request.text();
@@ -179,7 +181,7 @@ describe('mock.deliver()', () => {
 
   it('a header override replaces the header whatever its case (a tampered signature never still verifies)', async () => {
     const { mock, client } = setup();
-    const payment = await client.payments.create(CHARGE);
+    const payment = await client.payments.create(chargeParams);
     const delivery = await mock.settlePayment(payment.uuid);
     const endpoint = webhookHandler({ secret: mock.webhookSecret, onEvent: () => {} });
     for (const name of ['x-service-signature', 'X-SERVICE-SIGNATURE', 'X-Service-Signature']) {
@@ -239,11 +241,11 @@ describe('the clock', () => {
   it('takes an injected now() and adds advance() to it', async () => {
     let t = Date.UTC(2026, 5, 1, 8, 0, 0);
     const { mock, client } = setup({ now: () => new Date(t) });
-    expect((await client.payments.create(CHARGE)).created_at).toBe('2026-06-01T08:00:00+00:00');
+    expect((await client.payments.create(chargeParams)).created_at).toBe('2026-06-01T08:00:00+00:00');
     t += 60_000;
     expect(mock.now().toISOString()).toBe('2026-06-01T08:01:00.000Z');
     expect(mock.advance(3_600_000).toISOString()).toBe('2026-06-01T09:01:00.000Z');
-    expect((await client.payments.create(CHARGE)).created_at).toBe('2026-06-01T09:01:00+00:00');
+    expect((await client.payments.create(chargeParams)).created_at).toBe('2026-06-01T09:01:00+00:00');
     expect(() => mock.advance(-1)).toThrow(MockServiceError);
   });
 

@@ -13,7 +13,7 @@ import {
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
-import { deliveryHeaders, eventBody, SECRET } from './support.js';
+import { deliveryHeaders, eventBody, SECRET } from '../helpers/webhook-deliveries.js';
 
 afterEach(() => {
   vi.useRealTimers();

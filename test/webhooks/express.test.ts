@@ -5,7 +5,7 @@ import { Socket } from 'node:net';
 import express from 'express';
 import { expressWebhook, type WebhookErrorInfo, type WebhookEvent } from 'payments-sdk/webhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { deliveryHeaders, eventBody, OTHER_SECRET, SECRET } from './support.js';
+import { deliveryHeaders, eventBody, OTHER_SECRET, SECRET } from '../helpers/webhook-deliveries.js';
 
 const events: WebhookEvent[] = [];
 const errors: { error: unknown; info: WebhookErrorInfo }[] = [];

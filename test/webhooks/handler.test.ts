@@ -10,7 +10,7 @@ import {
   webhookHandler,
 } from 'payments-sdk/webhooks';
 import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
-import { deliveryHeaders, eventBody, OTHER_SECRET, SECRET } from './support.js';
+import { deliveryHeaders, eventBody, OTHER_SECRET, SECRET } from '../helpers/webhook-deliveries.js';
 
 const URL_ = 'http://127.0.0.1/api/webhooks';
 

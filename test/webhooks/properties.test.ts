@@ -4,7 +4,7 @@ import { signWebhookPayload, verifyWebhook, WebhookVerificationError } from 'pay
 import { describe, expect, it } from 'vitest';
 import { hmacSha256, hmacSha256Web, nodeCrypto, toHex } from '../../src/webhooks/sign.js';
 import { payment } from '../helpers/fixtures.js';
-import { nodeSignature, SECRET } from './support.js';
+import { nodeSignature, SECRET } from '../helpers/webhook-deliveries.js';
 
 const secretArb = fc
   .string({ minLength: 1, maxLength: 40 })

@@ -13,7 +13,7 @@ import {
 } from 'payments-sdk/webhooks';
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { payment } from '../helpers/fixtures.js';
-import { deliveryHeaders, eventBody, nodeSignature, OTHER_SECRET, SECRET } from './support.js';
+import { deliveryHeaders, eventBody, nodeSignature, OTHER_SECRET, SECRET } from '../helpers/webhook-deliveries.js';
 
 async function failure(input: VerifyWebhookInput): Promise<WebhookVerificationError> {
   const error = await verifyWebhook(input).then(

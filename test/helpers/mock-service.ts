@@ -1,4 +1,4 @@
-/** Shared set-up of the testing-kit tests: a mock, a client on `mock.fetch`, raw requests, signature checks. */
+/** Set-up of the testing-kit tests: a mock, a client on `mock.fetch`, raw requests, signature checks. */
 import { PaymentsClient } from 'payments-sdk';
 import { createMockService, type MockService, type MockServiceOptions, type WebhookDelivery } from 'payments-sdk/testing';
 import { expect } from 'vitest';
@@ -46,17 +46,4 @@ export async function expectSigned(delivery: WebhookDelivery<unknown>, secret: s
   expect(parsed.type).toBe(type);
   expect(parsed).toEqual(delivery.event);
   return parsed;
-}
-
-/** A valid direct charge in Senegal. */
-export const CHARGE = { amount: 5000, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' } as const;
-
-/** Captures the rejection of a promise (fails the test when it resolves). */
-export async function rejection(promise: Promise<unknown>): Promise<Json> {
-  try {
-    await promise;
-  } catch (error) {
-    return error;
-  }
-  throw new Error('expected a rejection, but the promise resolved');
 }

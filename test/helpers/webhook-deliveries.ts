@@ -1,6 +1,6 @@
-/** Shared pieces of the webhook tests: secrets, event bodies, signed deliveries (a real redis-server: ../helpers/redis.ts). */
+/** Webhook test pieces: secrets, event bodies, deliveries signed independently of the SDK. */
 import { createHmac } from 'node:crypto';
-import { payment } from '../helpers/fixtures.js';
+import { payment } from './fixtures.js';
 
 export const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 export const OTHER_SECRET = 'whsec_0ldSecretBeforeRotation000000000';

@@ -4,13 +4,13 @@
  * is internal: an HTTP answer the mock service gives instead of a resource.
  */
 import { PaymentsError, setName } from '../core/errors.js';
-import type { FieldErrors } from './validation.js';
+import type { FieldErrors } from './field-rules.js';
 
 /**
  * Thrown by the mock's actions (`settlePayment`, `paySession`, `payPaymentLink`…) when the move is
  * not one the service would make, e.g. settling a payment that is already `succeeded`. When the
- * service would refuse with a validation error (a payment-link amount below `minimum_amount`,
- * service-api.md §7), `errors` holds the field messages.
+ * service would refuse with a validation error (a payment-link amount below `minimum_amount`),
+ * `errors` holds the field messages.
  */
 export class MockServiceError extends PaymentsError {
   /** Field → messages, when the refusal is a validation error. */

@@ -1,12 +1,6 @@
-/**
- * Shared bits of the resource and pagination tests. The client, its loopback origin and `caught`
- * come from the HTTP-core tests' support file; this adds a log of every request that leaves the
- * client, handled or not, so a test can assert what was sent and that nothing was.
- */
+/** A log of every request that leaves the client, handled by msw or not, so a test can assert what was sent and that nothing was. */
 import type { SetupServer } from 'msw/node';
 import { afterEach, beforeEach } from 'vitest';
-
-export { API_URL, caught, chargeParams, makeClient, ORIGIN, sessionParams } from '../core/support.js';
 
 /** One request as it left the client. */
 export interface SentRequest {

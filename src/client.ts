@@ -1,30 +1,32 @@
 /**
- * `PaymentsClient` (API.md "Client") and the three request shapes every resource is built from:
+ * `PaymentsClient` and the three request shapes every resource is built from:
  * {@link PaymentsClient.create}, {@link PaymentsClient.retrieve} and {@link PaymentsClient.list}.
  * All request behaviour (auth, headers, idempotency, validation, errors) lives here and in
  * `internal/http.ts`; resource methods are one call each (the two polling/walking helpers,
  * `waitForCompletion` and `findPayment`, are built on those calls).
  */
-import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from '../internal/config.js';
-import { createTransport, DEFAULT_MAX_RESPONSE_BYTES, type RetryBackoff, type Send } from '../internal/http.js';
-import { type Logger, type LogLevel, levelledLogger } from '../internal/logger.js';
-import { isBrowser, readEnv, runtimeName } from '../internal/runtime.js';
-import { checkData, checkParams, checkResponse, filterIssues, idempotencyKeyIssues, pathSegment } from '../internal/validation.js';
-import { CheckoutSessions } from '../resources/checkout-sessions.js';
-import { PaymentLinks } from '../resources/payment-links.js';
-import { Payments } from '../resources/payments.js';
-import { Payouts } from '../resources/payouts.js';
-import { Wallets } from '../resources/wallets.js';
-import { Webhooks } from '../resources/webhooks.js';
-import type { z } from '../schemas/shared.js';
-import { listEnvelope } from '../schemas/shared.js';
-import { VERSION } from '../version.js';
-import { APIPromise, type WithResponse } from './api-promise.js';
+
+import { APIPromise, type WithResponse } from './core/api-promise.js';
+import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from './internal/config.js';
+import { MAX_TIMER_MS } from './internal/durations.js';
+import { createTransport, DEFAULT_MAX_RESPONSE_BYTES, type RetryBackoff, type Send } from './internal/http.js';
+import { type Logger, type LogLevel, levelledLogger } from './internal/logger.js';
+import { isBrowser, readEnv, runtimeName } from './internal/runtime.js';
+import { checkData, checkParams, checkResponse, filterIssues, idempotencyKeyIssues, pathSegment } from './internal/validation.js';
+import { CheckoutSessions } from './resources/checkout-sessions.js';
+import { PaymentLinks } from './resources/payment-links.js';
+import { Payments } from './resources/payments.js';
+import { Payouts } from './resources/payouts.js';
+import { Wallets } from './resources/wallets.js';
+import { Webhooks } from './resources/webhooks.js';
+import type { z } from './schemas/shared.js';
+import { listEnvelope } from './schemas/shared.js';
+import { VERSION } from './version.js';
 
 export type { ClientMode };
 
-import { PaymentsError } from './errors.js';
-import { keepFilters, Page, PagePromise } from './pagination.js';
+import { PaymentsError } from './core/errors.js';
+import { keepFilters, Page, PagePromise } from './core/pagination.js';
 
 /** Options of `new PaymentsClient()`. */
 export interface ClientOptions {
@@ -61,7 +63,7 @@ export interface ClientOptions {
   dangerouslyAllowBrowser?: boolean;
 }
 
-/** Per-call options: the optional last argument of every method (API.md "Resources"). */
+/** Per-call options: the optional last argument of every method. */
 export interface RequestOptions {
   /**
    * Key for a creation; default a fresh UUID v4. The same key is sent on every retry of the call.
@@ -77,8 +79,6 @@ export interface RequestOptions {
   /** Extra headers for this call. */
   headers?: Record<string, string>;
 }
-
-const MAX_TIMEOUT = 2_147_483_647;
 
 /** The payments service client. */
 export class PaymentsClient {
@@ -185,13 +185,13 @@ export class PaymentsClient {
   create<P, T>(
     path: string,
     params: P,
-    spec: { params: z.ZodMiniType<P>; result: z.ZodMiniType<T>; what: string },
+    spec: { params: z.ZodMiniType<P>; result: z.ZodMiniType<T>; label: string },
     options: RequestOptions = {},
   ): APIPromise<T> {
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     const run = async (): Promise<WithResponse<T>> => {
-      // A bad key and bad params are named in one error: every bad field at once (API.md).
-      const body = checkParams(spec.params, params, `${spec.what} params`, idempotencyKeyIssues(idempotencyKey));
+      // A bad key and bad params are named in one error: every bad field at once.
+      const body = checkParams(spec.params, params, `${spec.label} params`, idempotencyKeyIssues(idempotencyKey));
       const headers = this.#headers(options);
       headers.set('Idempotency-Key', idempotencyKey);
       const { response, body: received } = await this.#send({
@@ -201,9 +201,9 @@ export class PaymentsClient {
         body,
         ...this.#attemptOptions(options),
       });
-      // 201 is a creation; 200 is the replay of an earlier one with the same key (service-api.md §5.2).
+      // 201 is a creation; 200 is the service replaying an earlier one with the same key.
       return {
-        data: checkData(spec.result, received, `${spec.what} response`),
+        data: checkData(spec.result, received, `${spec.label} response`),
         response,
         idempotencyKey,
         replayed: response.status === 200,
@@ -224,13 +224,13 @@ export class PaymentsClient {
   retrieve<T>(
     pathPrefix: string,
     id: string | number,
-    spec: { result: z.ZodMiniType<T>; what: string },
+    spec: { result: z.ZodMiniType<T>; label: string },
     options: RequestOptions = {},
   ): APIPromise<T> {
     return new APIPromise(
       (async () => {
-        const { response, body } = await this.#get(`${pathPrefix}/${pathSegment(id, spec.what)}`, options);
-        return { data: checkData(spec.result, body, `${spec.what} response`), response, replayed: false };
+        const { response, body } = await this.#get(`${pathPrefix}/${pathSegment(id, spec.label)}`, options);
+        return { data: checkData(spec.result, body, `${spec.label} response`), response, replayed: false };
       })(),
     );
   }
@@ -240,11 +240,11 @@ export class PaymentsClient {
    * which unwraps `{ data }` itself (and accepts a bare array).
    * @internal Used by resources.
    */
-  getRaw<T>(path: string, spec: { result: z.ZodMiniType<T>; what: string }, options: RequestOptions = {}): APIPromise<T> {
+  getUnpaginated<T>(path: string, spec: { result: z.ZodMiniType<T>; label: string }, options: RequestOptions = {}): APIPromise<T> {
     return new APIPromise(
       (async () => {
         const { response, body } = await this.#get(path, options);
-        return { data: checkResponse(spec.result, body, spec.what), response, replayed: false };
+        return { data: checkResponse(spec.result, body, spec.label), response, replayed: false };
       })(),
     );
   }
@@ -257,7 +257,7 @@ export class PaymentsClient {
   list<P extends object, T>(
     path: string,
     params: P | undefined,
-    spec: { params: z.ZodMiniType<P>; item: z.ZodMiniType<T>; what: string },
+    spec: { params: z.ZodMiniType<P>; item: z.ZodMiniType<T>; label: string },
     options: RequestOptions = {},
   ): PagePromise<T> {
     const envelopeSchema = listEnvelope(spec.item);
@@ -265,12 +265,12 @@ export class PaymentsClient {
     // request's filters when the link dropped them (keepFilters).
     const fetchPage = async (pathAndQuery: string, filters: string): Promise<WithResponse<Page<T>>> => {
       const { response, body } = await this.#get(pathAndQuery, options);
-      const envelope = checkResponse(envelopeSchema, body, `${spec.what} page`);
+      const envelope = checkResponse(envelopeSchema, body, `${spec.label} page`);
       return { data: new Page(envelope, (next) => fetchPage(keepFilters(next, filters), filters)), response, replayed: false };
     };
     return new PagePromise(
       (async () => {
-        const checked = checkParams(spec.params, params ?? {}, `${spec.what} list params`, filterIssues(params));
+        const checked = checkParams(spec.params, params ?? {}, `${spec.label} list params`, filterIssues(params));
         const filters = toQueryString(checked as Record<string, unknown>);
         return fetchPage(`${path}${filters}`, filters);
       })(),
@@ -313,7 +313,7 @@ export class PaymentsClient {
   }
 }
 
-/** Serialises list params; `Date` values become their UTC `YYYY-MM-DD` (API.md "Resources"). */
+/** Serialises list params; `Date` values become their UTC `YYYY-MM-DD`. */
 export function toQueryString(params: Record<string, unknown>): string {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
@@ -356,13 +356,13 @@ function checkHeaders(headers: Record<string, string> | undefined, name: string)
 }
 
 function checkTimeout(value: number, name: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMEOUT) {
-    throw new PaymentsError(`${name} must be a number of milliseconds between 1 and ${MAX_TIMEOUT}, got ${String(value)}.`);
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) {
+    throw new PaymentsError(`${name} must be a number of milliseconds between 1 and ${MAX_TIMER_MS}, got ${String(value)}.`);
   }
   return value;
 }
 
-/** `retryBackoff`: each given delay a number of milliseconds from 0 to MAX_TIMEOUT; every bad one named. */
+/** `retryBackoff`: each given delay a number of milliseconds from 0 to MAX_TIMER_MS; every bad one named. */
 function checkBackoff(backoff: RetryBackoff | undefined): RetryBackoff | undefined {
   if (backoff === undefined) return undefined;
   if (backoff === null || typeof backoff !== 'object') {
@@ -370,11 +370,11 @@ function checkBackoff(backoff: RetryBackoff | undefined): RetryBackoff | undefin
   }
   const bad = (['initialMs', 'maxMs'] as const).filter((key) => {
     const value = backoff[key];
-    return value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_TIMEOUT);
+    return value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_TIMER_MS);
   });
   if (bad.length > 0) {
     throw new PaymentsError(
-      `retryBackoff: ${bad.map((key) => `${key} must be a number of milliseconds between 0 and ${MAX_TIMEOUT}, got ${String(backoff[key])}`).join('; ')}.`,
+      `retryBackoff: ${bad.map((key) => `${key} must be a number of milliseconds between 0 and ${MAX_TIMER_MS}, got ${String(backoff[key])}`).join('; ')}.`,
     );
   }
   return { ...backoff };

@@ -1,10 +1,10 @@
 /**
  * Field validation as the service answers it: `422 { message, errors: { field: [messages] } }`
- * (service-api.md §4.4, §7). The service is a French-speaking Laravel application (its 404 messages
- * are French, §7), so the mock words its rules the way Laravel's French locale does and builds
+ * The service is a French-speaking Laravel application (its 404 messages are French too), so the mock words its rules the way Laravel's French locale does and builds
  * `message` the way Laravel does: the first error, then "(et N erreurs en plus)".
  */
-import { isRecord } from '../core/errors.js';
+import { isHttpUrl } from '../internal/http-url.js';
+import { isRecord } from '../internal/is-record.js';
 
 /** Field → messages, as in the body's `errors` member. */
 export type FieldErrors = Record<string, string[]>;
@@ -54,7 +54,7 @@ export function validateFields(input: Record<string, unknown>, rules: Record<str
 function checkValue(field: string, value: unknown, rule: FieldRule): string | null {
   switch (rule.type) {
     case 'integer':
-      // Amounts are money: a JSON integer, never a float or a numeric string (service-api.md §2).
+      // Amounts are money in minor units: a JSON integer, never a float or a numeric string.
       if (typeof value !== 'number' || !Number.isSafeInteger(value)) return `Le champ ${field} doit être un entier.`;
       if (rule.min !== undefined && value < rule.min) return `La valeur de ${field} doit être supérieure ou égale à ${rule.min}.`;
       if (rule.max !== undefined && value > rule.max) return `La valeur de ${field} doit être inférieure ou égale à ${rule.max}.`;
@@ -78,15 +78,6 @@ function checkValue(field: string, value: unknown, rule: FieldRule): string | nu
       return isHttpUrl(value) ? null : `Le format de l'URL de ${field} n'est pas valide.`;
     default:
       return null;
-  }
-}
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:';
-  } catch {
-    return false;
   }
 }
 

@@ -3,9 +3,9 @@
  * order of checks (route, then authentication, then idempotency, then validation, as the service's
  * middleware stack runs them), JSON framing. Web APIs only.
  */
-import { isRecord } from '../core/errors.js';
+import { isRecord } from '../internal/is-record.js';
 import type { Engine, ListKind, Partition } from './engine.js';
-import { HttpAnswer } from './errors.js';
+import { HttpAnswer } from './mock-errors.js';
 
 const RESOURCES = new Set<string>(['payments', 'checkout-sessions', 'payouts', 'payment-links', 'wallets']);
 
@@ -53,7 +53,7 @@ async function route(engine: Engine, request: Request): Promise<Response> {
   return create(engine, partition, kind, request);
 }
 
-/** A creation, with `Idempotency-Key` handling (service-api.md §5.2): 201, then 200 replay or 409. */
+/** A creation, with `Idempotency-Key` handling: 201, then 200 for a replay of the same payload, or 409 for another payload. */
 async function create(engine: Engine, partition: Partition, kind: ListKind, request: Request): Promise<Response> {
   const text = await request.text();
   let input: unknown;
