@@ -6,6 +6,7 @@
  *   node bench/profile.ts http       [N]   N × http.request + JSON.parse, a reference below fetch
  *   node bench/profile.ts ky         [N]   N × ky.get().json()
  *   node bench/profile.ts pages      [N]   N walks of 100 pages × 100 payments with .pages()
+ *   node bench/profile.ts ky-pages   [N]   the same walks as a hand-written ky loop (bench/run.ts's)
  *   node bench/profile.ts sdk-stub   [N]   the SDK with a fetch stub (no network: client CPU only)
  *   node bench/profile.ts ky-stub    [N]   ky alone with the same stub
  *   node bench/profile.ts webhook-1k [N]   N × verifyWebhook on a 1 KB body (string)
@@ -138,6 +139,24 @@ if (process.env.PROFILE_CHILD === '1') {
       for await (const page of client.payments.list({ per_page: 100, page: 1 }).pages()) items += page.data.length;
       if (items !== 10_000) throw new Error(`walked ${items}`);
     };
+  } else if (mode === 'ky-pages') {
+    // The same walk by hand, as bench/run.ts's ky loop: ky, the SDK's envelope schema, links.next followed.
+    const { default: ky } = await import('ky');
+    const { listEnvelope, PaymentSchema } = await import('payments-sdk/schemas');
+    const api = ky.create({ headers, timeout: 30_000, retry: { limit: 2, methods: ['get', 'post'] } });
+    const envelope = listEnvelope(PaymentSchema);
+    one = async () => {
+      let items = 0;
+      let next: string | null = `${origin}/api/v1/payments?per_page=100`;
+      while (next) {
+        const page: import('payments-sdk/schemas').ListEnvelope<import('payments-sdk/schemas').Payment> = await api
+          .get(next)
+          .json(envelope);
+        items += page.data.length;
+        next = page.links.next;
+      }
+      if (items !== 10_000) throw new Error(`walked ${items}`);
+    };
   } else if (mode === 'sdk-stub' || mode === 'ky-stub') {
     // The network taken out: a fetch stub answering a pre-built body, so only client CPU remains.
     const stub = async () => new Response(STUB_BODY, { status: 200, headers: { 'content-type': 'application/json' } });
@@ -161,7 +180,7 @@ if (process.env.PROFILE_CHILD === '1') {
   } else {
     throw new Error(`unknown mode ${mode}`);
   }
-  for (let i = 0; i < Math.min(mode === 'pages' ? 3 : 2_000, count); i++) await one();
+  for (let i = 0; i < Math.min(mode.endsWith('pages') ? 3 : 2_000, count); i++) await one();
   const { Session } = await import('node:inspector/promises');
   const session = new Session();
   session.connect();

@@ -113,7 +113,9 @@ try {
     { name: 'newest', typescript: 'latest', typesNode: 'latest' },
   ];
   // What the examples and programs import, at the ranges this repo tests with (fastify: its current major).
-  const frameworks = ['express', '@types/express', 'hono', 'redis', 'ioredis', 'undici', 'vitest'].map((name) => `${name}@${devRange(name)}`);
+  const frameworks = ['express', '@types/express', 'hono', 'redis', 'ioredis', 'undici', 'vitest'].map(
+    (name) => `${name}@${devRange(name)}`,
+  );
   frameworks.push('fastify@^5');
 
   for (const toolchain of toolchains) {

@@ -71,7 +71,9 @@ const cases: Case[] = [
     // enforced at 31 KB, a ceiling against regressions while the goal is missed (BENCHMARKS.md says
     // by how much). The webhook verifier behind client.webhooks.verify is loaded
     // lazily, but a single-file bundle such as this one inlines it, so it is counted.
-    budget: 31_000,
+    // Ceiling 35 KB since payouts.createMany: its runner (journal, derived keys, adaptive
+    // concurrency and pacing, row checks: about 3.5 KB) is reached from the client's `payouts`.
+    budget: 35_000,
     goal: 30_000,
     platform: 'browser',
     clientFree: false,
@@ -306,6 +308,34 @@ console.log(line(header));
 console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 for (const row of table) console.log(line(row));
 for (const r of rows) for (const note of r.notes) console.log(`  ${r.label}: ${note}`);
+
+// Where the client bundle's bytes go: each share is the gzip size the bundle loses when that part is
+// left out (marked external), so the three add up to the whole. Reported, not enforced.
+try {
+  const gzipOf = async (external: string[]) => {
+    const result = await esbuild.build({
+      stdin: { contents: cases[0]?.code ?? '', resolveDir: root, loader: 'js', sourcefile: 'merchant-entry.js' },
+      tsconfigRaw: {},
+      bundle: true,
+      minify: true,
+      format: 'esm',
+      platform: 'browser',
+      target: 'es2022',
+      external,
+      write: false,
+      logLevel: 'silent',
+    });
+    return gzipSync(result.outputFiles[0]?.text ?? '', { level: 9 }).length;
+  };
+  const whole = await gzipOf([]);
+  const withoutKy = await gzipOf(['ky']);
+  const sdkOnly = await gzipOf(['ky', 'zod', 'zod/*']);
+  console.log(
+    `\n  client bundle by part (gzip, marginal): ky ${kb(whole - withoutKy)}, zod/mini ${kb(withoutKy - sdkOnly)}, payments-sdk's own code ${kb(sdkOnly)} (the webhook verifier behind client.webhooks.verify included)`,
+  );
+} catch (error) {
+  console.log(`  client bundle by part: not measured (${String(error)})`);
+}
 
 if (rows.some((r) => !r.ok)) {
   console.error('\nsize check failed');

@@ -21,6 +21,8 @@ const NAMES: Record<string, string> = {
   errors: 'errors',
   // src/schemas/shared.ts, payment.ts, payout.ts: the Payment and Payout types, their schemas and the list types.
   payout: 'payment-and-payout',
+  // The same chunk when rollup's last module is payment.ts (the order changes with who imports the schemas).
+  payment: 'payment-and-payout',
 };
 
 const CHUNK = /^(?<name>[a-z-]+)-(?<hash>[A-Za-z0-9_-]{8})\.d\.(?<ext>c?ts)$/;

@@ -9,6 +9,30 @@
  * @packageDocumentation
  */
 
+export {
+  type BulkCounts,
+  type BulkInvalidRow,
+  type BulkProgress,
+  type BulkResult,
+  type BulkRows,
+  type BulkStatus,
+  type BulkSummary,
+  type CreateManyOptions,
+  PayoutBatch,
+} from './bulk/batch.js';
+export { fileJournal } from './bulk/file-journal.js';
+export {
+  type BulkClaim,
+  type BulkClaimRequest,
+  type BulkErrorInfo,
+  type BulkJournal,
+  type BulkJournalRecord,
+  type BulkOutcome,
+  type BulkOutcomeStatus,
+  memoryJournal,
+} from './bulk/journal.js';
+export { BULK_KEY_PREFIX, bulkIdempotencyKey } from './bulk/keys.js';
+export { type IORedisCommandClient, type NodeRedisCommandClient, type RedisJournalOptions, redisJournal } from './bulk/redis-journal.js';
 export { type ClientMode, type ClientOptions, PaymentsClient, type RequestOptions } from './client.js';
 export { APIPromise, type WithResponse } from './core/api-promise.js';
 // The error classes and their types; `makeAPIError` and `setName` stay internal.

@@ -4,8 +4,8 @@
  * the attempt, which ky retries with the same Idempotency-Key, instead of failing after the retries.
  *
  * What it hands back to ky is the received `Response` (its body read). The body, its key redacted
- * and parsed, is kept beside it in a `WeakMap` ({@link receivedBody}): no second `Response` is built
- * per call.
+ * and parsed, is kept beside it in a `WeakMap` until {@link receivedBody} takes it: no second
+ * `Response` is built per call.
  */
 import { PaymentsError } from '../core/errors.js';
 import { parseJson } from './json.js';
@@ -46,9 +46,17 @@ export class ThrownValueError extends Error {
 
 const bodies = new WeakMap<Response, unknown>();
 
-/** The parsed body of a response this exchange received (`undefined` when empty). */
+/**
+ * Takes the parsed body of a response this exchange received (`undefined` when empty, or once
+ * taken). Taken, not read: a `WeakMap` entry lives as long as its key, and a `Response` is kept by
+ * the caller (`withResponse()`) and outlives a young-generation GC, so each page of a list walk
+ * would hold its whole parsed body until a full GC (the heap climbing by the megabyte between them,
+ * and every scavenge copying it).
+ */
 export function receivedBody(response: Response): unknown {
-  return bodies.get(response);
+  const body = bodies.get(response);
+  bodies.delete(response);
+  return body;
 }
 
 /** The `fetch` ky calls for each attempt. */

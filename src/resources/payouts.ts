@@ -1,6 +1,8 @@
-import type { PaymentsClient, RequestOptions } from '../client.js';
+import { type BulkRows, type CreateManyOptions, PayoutBatch } from '../bulk/batch.js';
+import type { RequestOptions } from '../client.js';
 import type { APIPromise } from '../core/api-promise.js';
 import type { PagePromise } from '../core/pagination.js';
+import { APIResource } from '../core/resource.js';
 import {
   type Payout,
   type PayoutCreateParams,
@@ -11,17 +13,10 @@ import {
 } from '../schemas/payout.js';
 
 /** Payouts: money sent out, after an approval step. Live keys of a merchant with approved KYC only. */
-export class Payouts {
-  readonly #client: PaymentsClient;
-
-  /** @internal */
-  constructor(client: PaymentsClient) {
-    this.#client = client;
-  }
-
+export class Payouts extends APIResource {
   /** Requests a payout: `POST /api/v1/payouts`. A sandbox key gets `PermissionDeniedError`. */
   create(params: PayoutCreateParams, options?: RequestOptions): APIPromise<Payout> {
-    return this.#client.create(
+    return this._client.create(
       '/payouts',
       params,
       { params: PayoutCreateParamsSchema, result: PayoutSchema, label: 'payouts.create' },
@@ -30,11 +25,35 @@ export class Payouts {
   }
 
   /**
+   * Creates many payouts, never paying one twice: every row is checked first, each row's
+   * Idempotency-Key derives from `batchId` and the row's key, a journal records each send and its
+   * outcome (a rerun skips rows already done and resends, with the same key, those without a known
+   * outcome), and concurrency adapts to 429 / 503. Iterate the batch for one result per row, or
+   * await `batch.summary()`. See docs/bulk-payouts.md.
+   *
+   * ```ts
+   * const batch = client.payouts.createMany(rows, { batchId: 'payroll-2026-11', key: (row) => row.reference, journal: fileJournal('payroll.journal') });
+   * for await (const r of batch) if (r.status === 'failed') console.error(r.key, r.error?.message);
+   * ```
+   */
+  createMany<R extends PayoutCreateParams>(rows: BulkRows<R>, options: CreateManyOptions<R>): PayoutBatch<R> {
+    return new PayoutBatch(rows, options, {
+      maxRetries: this._client.maxRetries,
+      // The client's own creation path (validation, headers, error mapping, `replayed`), one attempt
+      // per call: the batch retries itself, with the same key, so that it sees every 429 and 503.
+      send: async (row, idempotencyKey) => {
+        const { data, replayed } = await this.create(row, { idempotencyKey, maxRetries: 0 }).withResponse();
+        return { data, replayed };
+      },
+    });
+  }
+
+  /**
    * Reads a payout: `GET /api/v1/payouts/{id}`. `id` is a string, or a number that is a safe
    * integer; pass `payout.id` as it came (an id beyond 2^53 comes as a string of its digits).
    */
   retrieve(id: string | number, options?: RequestOptions): APIPromise<Payout> {
-    return this.#client.retrieve('/payouts', id, { result: PayoutSchema, label: 'payout' }, options);
+    return this._client.retrieve('/payouts', id, { result: PayoutSchema, label: 'payout' }, options);
   }
 
   /**
@@ -43,6 +62,6 @@ export class Payouts {
    * `InvalidParamsError`.
    */
   list(params?: PayoutListParams, options?: RequestOptions): PagePromise<Payout> {
-    return this.#client.list('/payouts', params, { params: PayoutListParamsSchema, item: PayoutSchema, label: 'payouts' }, options);
+    return this._client.list('/payouts', params, { params: PayoutListParamsSchema, item: PayoutSchema, label: 'payouts' }, options);
   }
 }

@@ -95,11 +95,14 @@ export class MockService {
   #deliveries: WebhookDelivery[] = [];
   #requests: MockRequestLog[] = [];
   #faults: Array<MockFault & { left: number }> = [];
+  readonly #limiter: RateLimiter | undefined;
+  #throttled = 0;
 
   /** @internal Use {@link createMockService}. */
   constructor(options: MockServiceOptions = {}) {
     this.baseUrl = normalizeBaseUrl(options.baseUrl ?? 'https://mock.payments.test');
     this.#engine = new Engine(this.baseUrl, options);
+    this.#limiter = options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit);
     this.fetch = async (input, init) => {
       const request = new Request(input, init);
       const response = await this.#answer(request);
@@ -156,6 +159,11 @@ export class MockService {
   /** Every delivery the actions produced, oldest first (the last 1000). */
   get deliveries(): readonly WebhookDelivery[] {
     return this.#deliveries;
+  }
+
+  /** Requests answered 429 by the `rateLimit` option since the mock was made (or reset). */
+  get throttledCount(): number {
+    return this.#throttled;
   }
 
   /** Every request received, oldest first (the last 1000), without the `Authorization` header. */
@@ -220,6 +228,13 @@ export class MockService {
       idempotencyKey: request.headers.get('idempotency-key'),
     };
     this.#log(this.#requests, entry);
+    const wait = this.#limiter?.take();
+    if (wait !== undefined) {
+      this.#throttled += 1;
+      entry.status = 429;
+      const headers = { 'Content-Type': 'application/json', 'Retry-After': String(Math.max(1, Math.ceil(wait / 1000))) };
+      return new Response(JSON.stringify({ message: 'Trop de requêtes.' }), { status: 429, headers });
+    }
     const fault = this.#takeFault(request, url);
     if (fault && !fault.afterProcessing) return this.#faultAnswer(fault, entry);
     const response = await handleRequest(this.#engine, request);
@@ -424,6 +439,7 @@ export class MockService {
     this.#deliveries = [];
     this.#requests = [];
     this.#faults = [];
+    this.#throttled = 0;
   }
 
   /** A payment as the mock holds it now (any merchant), or `undefined`. */
@@ -477,6 +493,36 @@ export class MockService {
  */
 export function createMockService(options?: MockServiceOptions): MockService {
   return new MockService(options);
+}
+
+/** The token bucket of the `rateLimit` option, on real time (the mock's clock may be frozen). */
+class RateLimiter {
+  readonly #capacity: number;
+  readonly #perMs: number;
+  #tokens: number;
+  #at = performance.now();
+
+  constructor(option: { requests: number; perMs?: number }) {
+    const perMs = option.perMs ?? 1000;
+    if (!Number.isInteger(option.requests) || option.requests < 1 || !Number.isFinite(perMs) || perMs <= 0) {
+      throw new MockServiceError('rateLimit: requests must be an integer ≥ 1 and perMs a number of milliseconds > 0.');
+    }
+    this.#capacity = option.requests;
+    this.#perMs = perMs;
+    this.#tokens = option.requests;
+  }
+
+  /** Takes a token: `undefined` when allowed, else the milliseconds until one is available. */
+  take(): number | undefined {
+    const now = performance.now();
+    this.#tokens = Math.min(this.#capacity, this.#tokens + ((now - this.#at) * this.#capacity) / this.#perMs);
+    this.#at = now;
+    if (this.#tokens >= 1) {
+      this.#tokens -= 1;
+      return undefined;
+    }
+    return ((1 - this.#tokens) * this.#perMs) / this.#capacity;
+  }
 }
 
 /** An object that is not an array: `data` that can take a payment's missing fields. */

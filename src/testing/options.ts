@@ -185,6 +185,14 @@ export interface MockServiceOptions {
    * Default `true`.
    */
   checkPayoutBalance?: boolean;
+  /**
+   * A rate limit on every API request, as a token bucket: up to `requests` at once, refilled at
+   * `requests` per `perMs` (default 1000 ms) of real time. Past it the mock answers 429 with
+   * `Retry-After` (whole seconds until a request is allowed again, at least 1), and the request is
+   * not processed. The service's own limits are not documented: this models a typical one.
+   * Default: no limit.
+   */
+  rateLimit?: { requests: number; perMs?: number };
   /** Resources of the first merchant's first key (its mode) to start with. For others: `mock.seed(data, { apiKey })`. */
   seed?: MockSeed;
 }

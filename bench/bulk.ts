@@ -1,0 +1,228 @@
+/**
+ * `npm run bench:bulk` (= `tsup --silent && node --expose-gc bench/bulk.ts`): the benchmarks of
+ * `payouts.createMany`, on the BUILT package. Not part of `npm test`; figures go to BENCHMARKS.md
+ * ("Bulk payouts").
+ *
+ * 1. rate limit: 10,000 payouts against the testing kit's mock with `rateLimit` R/s (default 200):
+ *    the sustained rate once adapted (per 5 s window, after the first), as a ratio of R, and the
+ *    share of requests answered 429.
+ * 2. journal: fileJournal vs memoryJournal throughput, interleaved rounds against the mock served
+ *    over HTTP by a child process (the server's CPU is not the client's), answering at once (the
+ *    worst case for the journal) and after 30 ms (nearer a real service).
+ * 3. memory: 100,000 rows from an async iterable (`skipInvalid: true`, streamed), against a `fetch`
+ *    that answers at once and stores nothing: heap after GC every 10,000 rows, for a journal that
+ *    keeps nothing (the runner alone), memoryJournal and fileJournal.
+ *
+ *   BENCH_ONLY=rate,journal,memory   BENCH_QUICK=1 (fewer rows and rounds)   BENCH_RATE=200
+ */
+import { fork } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BulkJournal, fileJournal, memoryJournal, PaymentsClient } from 'payments-sdk';
+import { createMockService } from 'payments-sdk/testing';
+
+const QUICK = process.env.BENCH_QUICK === '1';
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'rate,journal,memory').split(','));
+const RATE = Number(process.env.BENCH_RATE ?? 200);
+const gc = (globalThis as { gc?: () => void }).gc;
+
+const row = (i: number) => ({
+  amount: 1000 + (i % 100_000),
+  currency: 'XOF',
+  destination: { type: 'mobile_money', country: 'SEN', provider: 'orange', phone: '221771234567' },
+  reference: `emp-${i}`,
+});
+function* rows(n: number) {
+  for (let i = 0; i < n; i++) yield row(i);
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+}
+const fmt = (x: number, d = 3) => x.toFixed(d);
+
+// ------------------------------------------------------------------ child: the mock over HTTP
+if (process.argv[2] === '--serve') {
+  // The mock over HTTP, each answer held `latency` ms (a real service takes tens of ms or more).
+  const latency = Number(process.argv[3] ?? 0);
+  const mock = createMockService();
+  mock.seed({ wallets: [{ currency: 'XOF', balance: Number.MAX_SAFE_INTEGER }] }, { apiKey: mock.liveApiKey });
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+    const answer = await mock.fetch(`${mock.baseUrl}${req.url}`, {
+      method: req.method,
+      headers,
+      body: req.method === 'POST' ? Buffer.concat(chunks) : undefined,
+    });
+    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
+  });
+  server.listen(0, '127.0.0.1', () =>
+    process.send?.({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, key: mock.liveApiKey }),
+  );
+  process.on('disconnect', () => {
+    server.close();
+    server.closeAllConnections();
+  });
+} else {
+  await main();
+}
+
+async function main() {
+  console.log(`node ${process.version}, ${QUICK ? 'QUICK' : 'full'} run`);
+  if (ONLY.has('rate')) await rateLimit();
+  if (ONLY.has('journal')) {
+    await journalOverhead(0);
+    await journalOverhead(30);
+  }
+  if (ONLY.has('memory')) await memory();
+}
+
+async function rateLimit() {
+  const n = QUICK ? 3000 : 10_000;
+  const mock = createMockService({ rateLimit: { requests: RATE, perMs: 1000 } });
+  mock.seed({ wallets: [{ currency: 'XOF', balance: Number.MAX_SAFE_INTEGER }] }, { apiKey: mock.liveApiKey });
+  let requests = 0;
+  const client = new PaymentsClient({
+    apiKey: mock.liveApiKey as string,
+    baseUrl: mock.baseUrl,
+    fetch: (input, init) => {
+      requests++;
+      return mock.fetch(input, init);
+    },
+  });
+  const started = performance.now();
+  const marks: number[] = [];
+  const concurrency: number[] = [];
+  const summary = await client.payouts
+    .createMany(rows(n), {
+      batchId: `rate-${Date.now()}`,
+      concurrency: 16,
+      onProgress: (p) => {
+        marks.push(performance.now() - started);
+        concurrency.push(p.concurrency);
+      },
+    })
+    .summary();
+  const seconds = (performance.now() - started) / 1000;
+  // Completions per 5 s window, after the first (adaptation).
+  const windows: number[] = [];
+  for (let t = 5000; t + 5000 <= seconds * 1000; t += 5000) windows.push(marks.filter((m) => m >= t && m < t + 5000).length / 5 / RATE);
+  const throttled = mock.throttledCount / requests;
+  console.log(`\n## rate limit: ${n} payouts, mock at R = ${RATE}/s, concurrency max 16`);
+  console.log(`summary ${JSON.stringify(summary)}`);
+  console.log(`whole run: ${fmt(n / seconds / RATE)} of R (${fmt(n / seconds, 1)}/s over ${fmt(seconds, 1)} s)`);
+  console.log(
+    `sustained after 5 s, per 5 s window: median ${fmt(median(windows))} of R, min ${fmt(Math.min(...windows))}, max ${fmt(Math.max(...windows))} (${windows.length} windows)`,
+  );
+  console.log(`429s: ${mock.throttledCount} of ${requests} requests = ${fmt(throttled * 100, 2)} %`);
+  console.log(`concurrency seen: min ${Math.min(...concurrency)}, median ${median(concurrency)}, max ${Math.max(...concurrency)}`);
+}
+
+async function journalOverhead(latency: number) {
+  const rounds = QUICK ? 3 : 7;
+  const n = (QUICK ? 1000 : 2000) / (latency > 0 ? 4 : 1);
+  const server = fork(new URL(import.meta.url), ['--serve', String(latency)], { stdio: 'inherit', execArgv: [] });
+  const { url, key } = await new Promise<{ url: string; key: string }>((resolve) => server.once('message', (m) => resolve(m as never)));
+  const dir = await mkdtemp(join(tmpdir(), 'bench-bulk-'));
+  const client = new PaymentsClient({ apiKey: key, baseUrl: url });
+  const run = async (kind: 'memory' | 'file', round: number) => {
+    const journal: BulkJournal = kind === 'file' ? fileJournal(join(dir, `${kind}-${round}.journal`)) : memoryJournal();
+    const started = performance.now();
+    const s = await client.payouts.createMany(rows(n), { batchId: `j-${kind}-${round}-${Date.now()}`, journal, concurrency: 8 }).summary();
+    if (s.created !== n) throw new Error(`round ${round} ${kind}: ${JSON.stringify(s)}`);
+    return n / ((performance.now() - started) / 1000);
+  };
+  // Warm-up, then interleaved rounds, alternating which goes first.
+  await run('memory', -1);
+  await run('file', -1);
+  const ratios: number[] = [];
+  const mem: number[] = [];
+  const file: number[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const order: Array<'memory' | 'file'> = r % 2 ? ['file', 'memory'] : ['memory', 'file'];
+    const got: Record<string, number> = {};
+    for (const kind of order) got[kind] = await run(kind, r);
+    mem.push(got.memory as number);
+    file.push(got.file as number);
+    ratios.push((got.file as number) / (got.memory as number));
+  }
+  server.disconnect();
+  await rm(dir, { recursive: true, force: true });
+  console.log(
+    `\n## journal: ${n} payouts per round, concurrency 8, mock over HTTP in another process answering after ${latency} ms, ${rounds} interleaved rounds`,
+  );
+  console.log(`memoryJournal: median ${fmt(median(mem), 0)} payouts/s (min ${fmt(Math.min(...mem), 0)}, max ${fmt(Math.max(...mem), 0)})`);
+  console.log(
+    `fileJournal:   median ${fmt(median(file), 0)} payouts/s (min ${fmt(Math.min(...file), 0)}, max ${fmt(Math.max(...file), 0)})`,
+  );
+  console.log(`file / memory: median ${fmt(median(ratios))}, min ${fmt(Math.min(...ratios))}, max ${fmt(Math.max(...ratios))}`);
+}
+
+async function memory() {
+  if (!gc) throw new Error('Run with --expose-gc (npm run bench:bulk does).');
+  const n = QUICK ? 30_000 : 100_000;
+  const body = JSON.stringify({ data: { id: 'po_1', amount: 1000, currency: 'XOF', status: 'pending_approval' } });
+  const client = new PaymentsClient({
+    apiKey: 'sk_live_bench',
+    baseUrl: 'http://127.0.0.1:9',
+    fetch: async () => new Response(body, { status: 201, headers: { 'content-type': 'application/json' } }),
+  });
+  const dir = await mkdtemp(join(tmpdir(), 'bench-bulk-mem-'));
+  const keepsNothing: BulkJournal = {
+    claim: async (r) => ({ state: 'claimed', record: { idempotencyKey: r.idempotencyKey, index: r.index, attempts: 1, sentAt: r.now } }),
+    settle: async () => {},
+    release: async () => {},
+  };
+  console.log(`\n## memory: ${n} rows from an async iterable (streamed with skipInvalid), heap after GC`);
+  for (const [name, journal] of [
+    ['journal keeping nothing (the runner alone)', keepsNothing],
+    ['memoryJournal', memoryJournal()],
+    ['fileJournal', fileJournal(join(dir, 'mem.journal'))],
+  ] as const) {
+    async function* source() {
+      for (let i = 0; i < n; i++) yield row(i);
+    }
+    gc();
+    const base = process.memoryUsage().heapUsed;
+    const samples: number[] = [];
+    const started = performance.now();
+    await client.payouts
+      .createMany(source(), {
+        batchId: `mem-${name}`,
+        key: (r) => r.reference,
+        journal,
+        skipInvalid: true,
+        concurrency: 16,
+        onProgress: (p) => {
+          if (p.done % (n / 10) === 0) {
+            gc();
+            samples.push(process.memoryUsage().heapUsed - base);
+          }
+        },
+      })
+      .summary();
+    const seconds = (performance.now() - started) / 1000;
+    // From the 10 % mark to the 90 % one: both while the source is still open (at 100 % it may
+    // have ended, and what the run held for it with it).
+    const first = samples[0] as number;
+    const last = samples[8] as number;
+    const perRow = (last - first) / (0.8 * n);
+    console.log(
+      `${name}: heap +${fmt(first / 1e6, 1)} MB at ${n / 10} rows, +${fmt(last / 1e6, 1)} MB at ${(9 * n) / 10}; growth ${fmt(perRow, 0)} B/row (${fmt(n / seconds, 0)} rows/s)`,
+    );
+  }
+  const rowBytes = Buffer.byteLength(JSON.stringify(row(12345)));
+  console.log(
+    `(for scale: one row is ${rowBytes} B as JSON; holding ${n} rows would take several times ${fmt((rowBytes * n) / 1e6, 1)} MB of heap)`,
+  );
+  await rm(dir, { recursive: true, force: true });
+}

@@ -1,0 +1,148 @@
+/**
+ * `redisJournal(client)`: the journal of a bulk payout in Redis, shared by several processes that
+ * run the same batch. Each row is a hash (`<prefix><batchId>:<rowKey>`) and its lease a separate key
+ * set with `PX`; a claim, an outcome and a release are each one Lua script, so two processes never
+ * both hold a row. A process that dies stops renewing its leases, and another process takes its rows
+ * over when they expire: with the same Idempotency-Key, so a row it had sent is replayed, not paid
+ * twice.
+ *
+ * node-redis (v4 to v6) and ioredis (v5, v6) clients are recognised by their shape (ioredis has
+ * `call`, node-redis `sendCommand`); the SDK depends on neither.
+ */
+import { PaymentsError } from '../core/errors.js';
+import type { BulkClaim, BulkErrorInfo, BulkJournal, BulkJournalRecord, BulkOutcome } from './journal.js';
+
+/** The part of a node-redis client that {@link redisJournal} uses: `sendCommand(args)`. */
+export interface NodeRedisCommandClient {
+  /** Sends one raw command, e.g. `['EVAL', script, '2', key1, key2, ...args]`. */
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/** The part of an ioredis client that {@link redisJournal} uses: `call(command, ...args)`. */
+export interface IORedisCommandClient {
+  /** Sends one raw command, e.g. `call('EVAL', script, 2, key1, key2, ...args)`. */
+  call(command: string, ...args: Array<string | number>): Promise<unknown>;
+}
+
+/** Options of {@link redisJournal}. */
+export interface RedisJournalOptions {
+  /** Prefix of every key. Default `'payments-sdk:bulk:'`. */
+  prefix?: string;
+  /**
+   * How long a row's record is kept after its last change, in ms. Default 30 days. A record that
+   * expires is forgotten: a rerun after that (and after the service's 24 h) would pay the row again.
+   */
+  ttlMs?: number;
+}
+
+const DAY_MS = 86_400_000;
+
+// KEYS: row hash, lease. ARGV: owner, leaseMs, now, sentBefore, idempotencyKey, index, ttlMs.
+// Returns { state, sentAt, attempts, outcome, lastError, idempotencyKey, index }.
+const CLAIM = `
+local h = KEYS[1]
+local out = redis.call('HGET', h, 'out')
+local function rec() return redis.call('HMGET', h, 's', 'a', 'out', 'err', 'ik', 'i') end
+if out then local r = rec(); return {'done', r[1], r[2], r[3], r[4], r[5], r[6]} end
+local holder = redis.call('GET', KEYS[2])
+if holder and holder ~= ARGV[1] then local r = rec(); return {'busy', r[1], r[2], r[3], r[4], r[5], r[6]} end
+local sent = redis.call('HGET', h, 's')
+if sent and tonumber(sent) < tonumber(ARGV[4]) then local r = rec(); return {'expired', r[1], r[2], r[3], r[4], r[5], r[6]} end
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+if not sent then redis.call('HSET', h, 's', ARGV[3], 'ik', ARGV[5], 'i', ARGV[6]) end
+redis.call('HINCRBY', h, 'a', 1)
+redis.call('PEXPIRE', h, ARGV[7])
+local r = rec()
+return {'claimed', r[1], r[2], r[3], r[4], r[5], r[6]}
+`;
+
+// KEYS: row hash, lease. ARGV: field, value, owner, ttlMs. Sets the field; drops the lease if held by owner.
+const SETTLE = `
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+if ARGV[1] == 'out' then redis.call('HDEL', KEYS[1], 'err') end
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
+return 1
+`;
+
+// KEYS: lease. ARGV: owner, leaseMs. Extends the lease if still held by owner.
+const RENEW = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) return 1 end
+return 0
+`;
+
+type Eval = (script: string, keys: string[], args: string[]) => Promise<unknown>;
+
+function evaluator(client: unknown): Eval {
+  const c = client as Partial<IORedisCommandClient & NodeRedisCommandClient> | null;
+  if (c && typeof c === 'object' && typeof c.call === 'function') {
+    const io = c as IORedisCommandClient;
+    return (script, keys, args) => io.call('EVAL', script, keys.length, ...keys, ...args);
+  }
+  if (c && typeof c === 'object' && typeof c.sendCommand === 'function') {
+    const node = c as NodeRedisCommandClient;
+    return (script, keys, args) => node.sendCommand(['EVAL', script, String(keys.length), ...keys, ...args]);
+  }
+  throw new PaymentsError('redisJournal: pass a connected node-redis (createClient()) or ioredis (new Redis()) client.');
+}
+
+/**
+ * A journal in Redis, for several processes running one batch (or one process that must survive
+ * its machine). Each row is claimed atomically with a lease; a dead process's rows are taken over
+ * when their lease expires, with the same Idempotency-Key. Pass a connected node-redis or ioredis
+ * client; it is not closed by the journal.
+ *
+ * ```ts
+ * import { createClient } from 'redis';
+ * const redis = await createClient({ url: process.env.REDIS_URL }).connect();
+ * const batch = client.payouts.createMany(rows, { batchId: 'payroll-2026-11', journal: redisJournal(redis, { prefix: 'payroll:' }) });
+ * ```
+ */
+export function redisJournal(client: NodeRedisCommandClient | IORedisCommandClient, options: RedisJournalOptions = {}): BulkJournal {
+  const evaluate = evaluator(client);
+  const prefix = options.prefix ?? 'payments-sdk:bulk:';
+  if (typeof prefix !== 'string') throw new PaymentsError('redisJournal: prefix must be a string.');
+  const ttlMs = options.ttlMs ?? 30 * DAY_MS;
+  if (!Number.isSafeInteger(ttlMs) || ttlMs < DAY_MS)
+    throw new PaymentsError('redisJournal: ttlMs must be an integer of at least 86400000 (one day).');
+  // The batch id's length comes first, so that ("a:b", "c") and ("a", "b:c") name different rows.
+  const rowKey = (batchId: string, key: string) => `${prefix}${batchId.length}:${batchId}:${key}`;
+  const leaseKey = (batchId: string, key: string) => `${rowKey(batchId, key)}:lease`;
+  const ttl = String(ttlMs);
+
+  return {
+    async claim(r) {
+      const reply = await evaluate(
+        CLAIM,
+        [rowKey(r.batchId, r.rowKey), leaseKey(r.batchId, r.rowKey)],
+        [r.owner, String(Math.max(1, Math.ceil(r.leaseMs))), String(r.now), String(r.sentBefore), r.idempotencyKey, String(r.index), ttl],
+      );
+      return toClaim(reply);
+    },
+    async settle(batchId, key, owner, outcome) {
+      await evaluate(SETTLE, [rowKey(batchId, key), leaseKey(batchId, key)], ['out', JSON.stringify(outcome), owner, ttl]);
+    },
+    async release(batchId, key, owner, error) {
+      await evaluate(SETTLE, [rowKey(batchId, key), leaseKey(batchId, key)], ['err', error ? JSON.stringify(error) : '', owner, ttl]);
+    },
+    async renew(batchId, key, owner, leaseMs) {
+      return Number(await evaluate(RENEW, [leaseKey(batchId, key)], [owner, String(Math.max(1, Math.ceil(leaseMs)))])) === 1;
+    },
+  };
+}
+
+function toClaim(reply: unknown): BulkClaim {
+  if (!Array.isArray(reply) || typeof reply[0] !== 'string') throw new PaymentsError('redisJournal: unexpected reply from Redis.');
+  const [state, sentAt, attempts, outcome, lastError, ik, index] = reply.map((v) =>
+    v === null || v === undefined ? undefined : String(v),
+  );
+  if (state !== 'claimed' && state !== 'done' && state !== 'busy' && state !== 'expired') {
+    throw new PaymentsError('redisJournal: unexpected reply from Redis.');
+  }
+  if (ik === undefined) return { state };
+  const record: BulkJournalRecord = { idempotencyKey: ik, index: Number(index ?? 0), attempts: Number(attempts ?? 0) };
+  if (sentAt !== undefined) record.sentAt = Number(sentAt);
+  if (outcome !== undefined) record.outcome = JSON.parse(outcome) as BulkOutcome;
+  if (lastError !== undefined) record.lastError = JSON.parse(lastError) as BulkErrorInfo;
+  return { state, record };
+}

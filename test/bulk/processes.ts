@@ -1,0 +1,70 @@
+/** Runs test/bulk/child.ts in child processes: bundled once by esbuild, read line by line. */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * Bundles the child script. Packages stay external and the bundle lives under node_modules/.cache,
+ * so `redis` and `ioredis` resolve from the project's node_modules.
+ */
+export async function bundleChild(): Promise<{ file: string; cleanup(): Promise<void> }> {
+  const cache = join(ROOT, 'node_modules', '.cache');
+  await mkdir(cache, { recursive: true });
+  const dir = await mkdtemp(join(cache, 'bulk-child-'));
+  const file = join(dir, 'child.mjs');
+  await build({
+    entryPoints: [join(ROOT, 'test/bulk/child.ts')],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    outfile: file,
+    logLevel: 'error',
+  });
+  return { file, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** A running child: its result lines as they come, and its end. */
+export interface Run {
+  child: ChildProcess;
+  /** `index → status`, as reported. */
+  results: Map<number, string>;
+  /** Every result line, duplicates included (an index reported twice would show here). */
+  lines: number;
+  summary?: Record<string, number | boolean>;
+  stderr: string;
+  /** Resolves on exit with the code and signal. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts the child with `BULK_*` settings; `onResult` sees each result line as it arrives. */
+export function runChild(file: string, env: Record<string, string>, onResult?: (run: Run) => void): Run {
+  const child = spawn(process.execPath, [file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const run: Run = { child, results: new Map(), lines: 0, stderr: '', exited: Promise.resolve({ code: null, signal: null }) };
+  child.stderr?.on('data', (chunk) => {
+    run.stderr += String(chunk);
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  lines.on('line', (line) => {
+    if (line.startsWith('R ')) {
+      const [, index, status] = line.split(' ');
+      run.results.set(Number(index), String(status));
+      run.lines += 1;
+      onResult?.(run);
+    } else if (line.startsWith('S ')) {
+      run.summary = JSON.parse(line.slice(2));
+    }
+  });
+  run.exited = new Promise((resolve) => {
+    child.once('exit', (code, signal) => {
+      // Let readline deliver what is buffered.
+      setImmediate(() => resolve({ code, signal }));
+    });
+  });
+  return run;
+}
