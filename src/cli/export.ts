@@ -4,8 +4,6 @@
  * units, each followed by a formatted column. Ctrl-C stops between pages: the file ends on the last
  * complete row.
  */
-import { once } from 'node:events';
-import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Command } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import type { PaymentsClient } from '../client.js';
@@ -17,11 +15,14 @@ import {
   clientFrom,
   createProgress,
   EXIT,
+  fileOutput,
   type GlobalOptions,
   integerOption,
+  type Output,
   onInterrupt,
   type Progress,
   printJson,
+  stdoutOutput,
 } from './shared.js';
 
 /** What each resource exports: its list call, its leading columns, and which of them are amounts. */
@@ -195,40 +196,6 @@ function cell(value: unknown): unknown {
   if (value === null || value === undefined) return '';
   if (typeof value === 'object') return JSON.stringify(value);
   return value;
-}
-
-/** Where rows go: a whole chunk per call, so the output always ends on a complete row. */
-interface Output {
-  write(chunk: string): Promise<void>;
-  close(): void;
-}
-
-/**
- * A file written synchronously, chunk by chunk: a page's rows reach the file before the next page is
- * processed (nothing piles up in a stream's buffer), and Ctrl-C between pages finds whole rows only.
- */
-function fileOutput(path: string): Output {
-  const fd = openSync(path, 'w');
-  return {
-    async write(chunk) {
-      const written = writeSync(fd, chunk);
-      if (written < Buffer.byteLength(chunk)) {
-        const rest = Buffer.from(chunk).subarray(written);
-        for (let at = 0; at < rest.length; ) at += writeSync(fd, rest, at);
-      }
-    },
-    close: () => closeSync(fd),
-  };
-}
-
-/** stdout, waiting for `drain` when the reader is slower than the export. */
-function stdoutOutput(): Output {
-  return {
-    async write(chunk) {
-      if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
-    },
-    close() {},
-  };
 }
 
 async function runExport(resource: string, options: ExportOptions, globals: GlobalOptions): Promise<void> {

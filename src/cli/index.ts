@@ -8,6 +8,7 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
 import { registerExport } from './export.js';
 import { registerMock } from './mock.js';
+import { registerPayouts } from './payouts-bulk.js';
 import { EXIT, EXIT_CODES_HELP, type GlobalOptions, reportError } from './shared.js';
 import { registerTrigger } from './trigger.js';
 
@@ -23,6 +24,7 @@ export function buildProgram(): Command {
   registerMock(program);
   registerTrigger(program);
   registerExport(program);
+  registerPayouts(program);
   program.addHelpText(
     'afterAll',
     `\nKeys come from PAYMENTS_API_KEY, PAYMENTS_BASE_URL and PAYMENTS_WEBHOOK_SECRET (or flags), and are never printed.${EXIT_CODES_HELP}`,

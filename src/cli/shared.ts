@@ -3,6 +3,8 @@
  * report, the client built from the environment or flags, the TTY-only progress bar, Ctrl-C
  * handling and machine (`--json`) output. Node only: the CLI is never loaded by the library entries.
  */
+import { once } from 'node:events';
+import { closeSync, openSync, writeSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import { PaymentsClient } from '../client.js';
 import { APIConnectionError, APIError, InvalidParamsError, PaymentsError } from '../core/errors.js';
@@ -184,5 +186,39 @@ export function integerOption(name: string, min: number, max: number): (value: s
       throw new CliError(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(value)}.`, EXIT.usage);
     }
     return n;
+  };
+}
+
+/** Where rows go: a whole chunk per call, so the output always ends on a complete row. */
+export interface Output {
+  write(chunk: string): Promise<void>;
+  close(): void;
+}
+
+/**
+ * A file written synchronously, chunk by chunk: a page's rows reach the file before the next page is
+ * processed (nothing piles up in a stream's buffer), and Ctrl-C between pages finds whole rows only.
+ */
+export function fileOutput(path: string): Output {
+  const fd = openSync(path, 'w');
+  return {
+    async write(chunk) {
+      const written = writeSync(fd, chunk);
+      if (written < Buffer.byteLength(chunk)) {
+        const rest = Buffer.from(chunk).subarray(written);
+        for (let at = 0; at < rest.length; ) at += writeSync(fd, rest, at);
+      }
+    },
+    close: () => closeSync(fd),
+  };
+}
+
+/** stdout, waiting for `drain` when the reader is slower than the export. */
+export function stdoutOutput(): Output {
+  return {
+    async write(chunk) {
+      if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
+    },
+    close() {},
   };
 }
