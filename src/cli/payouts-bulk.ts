@@ -25,7 +25,6 @@ import {
   fileOutput,
   type GlobalOptions,
   integerOption,
-  type Output,
   onInterrupt,
   printJson,
   stdoutOutput,
@@ -212,7 +211,7 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
   });
 
   const removeHandler = onInterrupt(() => controller.abort());
-  let out: Output | undefined;
+  let out: ReturnType<typeof fileOutput> | undefined;
   let unpaidRows = 0;
   let summary: BulkSummary | undefined;
   try {
