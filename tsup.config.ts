@@ -1,10 +1,10 @@
-import { defineConfig } from 'tsup';
+import { defineConfig, type Options } from 'tsup';
 
 // One build for the three public entries (API.md "Package"): ESM + CommonJS + .d.ts/.d.cts each,
 // matching package.json `exports` (checked by `npm run check:package`: publint + attw on the tarball).
 // `payments-sdk/webhooks` must not pull in the HTTP client, so chunks are split per entry and nothing
 // under src/webhooks imports src/client.ts (checked by `npm run size` on the built files).
-export default defineConfig({
+const library: Options = {
   entry: {
     index: 'src/index.ts',
     webhooks: 'src/webhooks/index.ts',
@@ -15,7 +15,8 @@ export default defineConfig({
   // `stripInternal`: members marked `@internal` (the client's request methods the resources call,
   // constructors merchants do not call) stay out of the published types.
   dts: { compilerOptions: { stripInternal: true } },
-  clean: true,
+  // The CLI's files are built by the second config at the same time: cleaning must leave them.
+  clean: ['!cli.js', '!cli.js.map'],
   // Maps (with sources inlined) so a merchant's stack trace points at readable SDK code.
   sourcemap: true,
   // Not minified: the merchant's bundler minifies; readable dist is easier to audit and debug.
@@ -31,4 +32,25 @@ export default defineConfig({
   // tsup strips `node:` by default (for Node < 14.18). Keep it: Deno, Bun and Workers' nodejs_compat
   // resolve `node:http` reliably, a bare `http` not always.
   removeNodeProtocol: false,
-});
+};
+
+// The `payments-sdk` bin (package.json `bin`): Node only, one ESM file with the SDK code it uses
+// inlined. Its own dependencies (commander, csv-parse, csv-stringify, cli-progress) stay imports of
+// this file alone, so the library entries above never load them (checked by `npm run size`).
+const cli: Options = {
+  entry: { cli: 'src/cli/index.ts' },
+  format: ['esm'],
+  dts: false,
+  clean: false,
+  sourcemap: true,
+  minify: false,
+  target: 'node22',
+  platform: 'node',
+  splitting: false,
+  treeshake: true,
+  banner: { js: '#!/usr/bin/env node' },
+  external: ['msw', 'zod', 'commander', 'cli-progress', /^csv-(parse|stringify)(\/.*)?$/, /^node:/],
+  removeNodeProtocol: false,
+};
+
+export default defineConfig([library, cli]);

@@ -26,6 +26,23 @@ const root = fileURLToPath(new URL('..', import.meta.url));
  */
 const TRANSPORT_MARKER = "was aborted by the caller's signal";
 
+/**
+ * The command line's own dependencies (package.json `dependencies`, needed by the `payments-sdk` bin
+ * at run time). No library entry may bundle or load them: the CLI is a separate Node-only build.
+ */
+const CLI_PACKAGES = ['commander', 'csv-parse', 'csv-stringify', 'cli-progress'];
+
+/** CLI packages (or CLI source) among a bundle's inputs or an entry's loaded packages. */
+function cliInputs(paths: Iterable<string>): string[] {
+  const found = new Set<string>();
+  for (const path of paths) {
+    for (const name of CLI_PACKAGES)
+      if (path === name || path.startsWith(`${name}/`) || path.includes(`node_modules/${name}/`)) found.add(name);
+    if (path.includes('src/cli/') || path.endsWith('dist/cli.js')) found.add(path);
+  }
+  return [...found];
+}
+
 interface Case {
   /** Row label. */
   label: string;
@@ -144,6 +161,11 @@ async function measure(c: Case): Promise<Row> {
     ok = false;
     notes.push(`measured src/ instead of dist/ (${fromSrc[0]}): check the resolution`);
   }
+  const cli = cliInputs(inputs);
+  if (cli.length > 0) {
+    ok = false;
+    notes.push(`bundles the command line's code: ${cli.join(', ')}`);
+  }
   const kyInputs = inputs.filter((path) => path.includes('node_modules/ky/'));
   const transport = text.includes(TRANSPORT_MARKER) || kyInputs.length > 0;
   if (c.clientFree === true && (zodInputs.length > 0 || transport)) {
@@ -225,6 +247,47 @@ for (const target of exportTargets('./webhooks')) {
     budget: null,
     ok: packages.length === 0,
     notes: [`loads ${packages.join(', ') || 'no package'}${packages.length > 0 ? ': the webhooks entry must load no package' : ''}`],
+  });
+}
+
+// Unbundled: every library entry as Node loads it (ESM and CJS) loads none of the CLI's packages.
+const librarySubpaths = Object.keys(
+  (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, unknown> }).exports,
+).filter((subpath) => subpath !== './package.json');
+for (const subpath of librarySubpaths) {
+  for (const target of exportTargets(subpath)) {
+    let loaded: string[];
+    try {
+      loaded = cliInputs(packagesLoadedBy(target));
+    } catch (error) {
+      rows.push({ label: `unbundled ${target}`, minified: 0, gzip: 0, budget: null, ok: false, notes: [`cannot read: ${String(error)}`] });
+      continue;
+    }
+    rows.push({
+      label: `unbundled ${target} (CLI packages)`,
+      minified: 0,
+      gzip: 0,
+      budget: null,
+      ok: loaded.length === 0,
+      notes: [loaded.length === 0 ? 'loads no CLI package' : `loads ${loaded.join(', ')}: the CLI's packages must stay out of the library`],
+    });
+  }
+}
+
+// The proof that the check above can fail: the same walk finds the CLI's packages in the bin itself.
+{
+  const loaded = cliInputs(packagesLoadedBy('dist/cli.js'));
+  rows.push({
+    label: 'unbundled dist/cli.js (CLI packages)',
+    minified: 0,
+    gzip: 0,
+    budget: null,
+    ok: loaded.includes('commander'),
+    notes: [
+      loaded.includes('commander')
+        ? `loads ${loaded.join(', ')} (as it must)`
+        : 'does not load commander: the check cannot see CLI packages; fix it',
+    ],
   });
 }
 

@@ -4,7 +4,7 @@
  * Every rule cites the section of service-api.md it models.
  */
 
-import { modeOfKey } from '../internal/config.js';
+import { modeOfKey, normalizeBaseUrl } from '../internal/config.js';
 import { isRecord } from '../internal/is-record.js';
 import { currencyExponent } from '../money.js';
 import { CHECKOUT_SESSION_STATUSES, type CheckoutSession } from '../schemas/checkout-session.js';
@@ -196,10 +196,12 @@ function toMs(value: Date | number | string, what: string): number {
 export class Engine {
   readonly baseUrl: string;
   /**
-   * Origin of the hosted pages (`checkout_url`): the base URL, or the origin of a running
-   * `mock.listen()` server, so the address a test opens reaches the mock.
+   * Origin of the hosted pages (`checkout_url`): the `checkoutBaseUrl` option, else the base URL, or
+   * the origin of a running `mock.listen()` server, so the address a test opens reaches the mock.
    */
   hostedOrigin: string;
+  /** `true` when `checkoutBaseUrl` was given: then it stays the origin of `checkout_url` and link `url`. */
+  readonly hostedOriginFixed: boolean;
   readonly webhookSecret: string;
   readonly keys: readonly MockKeyInfo[];
   readonly #keyIndex = new Map<string, { merchant: MerchantState; mode: KeyMode }>();
@@ -212,10 +214,17 @@ export class Engine {
   readonly #refuse: (charge: MockChargeInput) => string | null;
   readonly #sessionTtl: number;
   #seq = 0;
+  /**
+   * Each resource map sorted newest first, kept until the next creation (every creation bumps
+   * `#seq`; `reset()` makes new maps): a list request then costs a page, not a sort of everything,
+   * so a mock seeded with 100,000 payments still pages quickly.
+   */
+  readonly #sorted = new WeakMap<Map<string, Stored<unknown>>, { seq: number; size: number; items: Stored<unknown>[] }>();
 
   constructor(baseUrl: string, options: MockServiceOptions) {
     this.baseUrl = baseUrl;
-    this.hostedOrigin = baseUrl;
+    this.hostedOriginFixed = options.checkoutBaseUrl !== undefined;
+    this.hostedOrigin = options.checkoutBaseUrl === undefined ? baseUrl : normalizeBaseUrl(options.checkoutBaseUrl);
     this.#options = options;
     this.#clock = new Clock(options.now);
     this.webhookSecret = options.webhookSecret ?? `whsec_mock_${randomHex(24)}`;
@@ -631,7 +640,7 @@ export class Engine {
       uuid: fields.uuid ?? uuid(),
       slug: s,
       // §2.4: `url` is the address to share as it is.
-      url: fields.url ?? `${this.baseUrl}/pay/${s}`,
+      url: fields.url ?? `${this.hostedOriginFixed ? this.hostedOrigin : this.baseUrl}/pay/${s}`,
       status: fields.status ?? 'active',
       created_at: isoWithOffset(createdMs),
     };
@@ -688,9 +697,13 @@ export class Engine {
     const rawPage = q.get('page');
     const page = rawPage !== null && /^\d+$/.test(rawPage) && Number(rawPage) >= 1 ? Number(rawPage) : 1;
 
-    const items = [...this.#map(p, kind).values()]
-      .filter((s) => (status === null || (s.data as { status?: unknown }).status === status) && inRange(utcDate(s.createdMs), from, to))
-      .sort((a, b) => b.createdMs - a.createdMs || b.seq - a.seq);
+    const sorted = this.#sortedItems(this.#map(p, kind));
+    const filtered = status !== null || from !== undefined || to !== undefined;
+    const items = filtered
+      ? sorted.filter(
+          (s) => (status === null || (s.data as { status?: unknown }).status === status) && inRange(utcDate(s.createdMs), from, to),
+        )
+      : sorted;
     const total = items.length;
     const lastPage = Math.max(1, Math.ceil(total / perPage));
     const slice = items.slice((page - 1) * perPage, page * perPage);
@@ -719,6 +732,14 @@ export class Engine {
         path,
       },
     };
+  }
+
+  #sortedItems(map: Map<string, Stored<unknown>>): Stored<unknown>[] {
+    const cached = this.#sorted.get(map);
+    if (cached && cached.seq === this.#seq && cached.size === map.size) return cached.items;
+    const items = [...map.values()].sort((a, b) => b.createdMs - a.createdMs || b.seq - a.seq);
+    this.#sorted.set(map, { seq: this.#seq, size: map.size, items });
+    return items;
   }
 
   #map(p: Partition, kind: ListKind): Map<string, Stored<unknown>> {

@@ -200,7 +200,7 @@ export class MockService {
     const server = await startServer((request) => this.#answer(request), options);
     // Sessions created while it runs get a `checkout_url` on this server, an address that resolves.
     const engine = this.#engine;
-    engine.hostedOrigin = server.url;
+    if (!engine.hostedOriginFixed) engine.hostedOrigin = server.url;
     return {
       url: server.url,
       port: server.port,

@@ -151,6 +151,13 @@ export interface MockServiceOptions {
    * or `mock.handlers`. Default `https://mock.payments.test` (`.test` never resolves).
    */
   baseUrl?: string;
+  /**
+   * Root of the hosted pages, the origin a customer's browser opens: every checkout session's
+   * `checkout_url` is `<checkoutBaseUrl>/checkout/<reference>` and every payment link's `url` is
+   * `<checkoutBaseUrl>/pay/<slug>`. Default: {@link baseUrl}, or the address of `mock.listen()`'s
+   * server while it runs. The CLI's `mock` command points it at the server that serves those pages.
+   */
+  checkoutBaseUrl?: string;
   /** The merchants and their keys. Default: one approved merchant with a sandbox and a live key. */
   merchants?: MockMerchantOptions[];
   /** Secret that signs webhook deliveries (`whsec_…`). Default: a random `whsec_mock_…`. */

@@ -39,6 +39,14 @@ describe('POST /checkout-sessions', () => {
     expect(await client.checkoutSessions.retrieve(session.reference)).toEqual(session);
   });
 
+  it('checkoutBaseUrl gives checkout_url and payment link url their own origin (the hosted pages)', async () => {
+    const { client } = setup({ checkoutBaseUrl: 'http://127.0.0.1:5050/' });
+    const session = await client.checkoutSessions.create(SESSION);
+    expect(session.checkout_url).toBe(`http://127.0.0.1:5050/checkout/${session.reference}`);
+    const link = await client.paymentLinks.create({ title: 'Tea', currency: 'XOF', amount: 1000 });
+    expect(link.url).toMatch(/^http:\/\/127\.0\.0\.1:5050\/pay\/[^/]+$/);
+  });
+
   it('answers 422 naming every bad field (§4.4 rules)', async () => {
     const { mock } = setup();
     const { status, body } = await raw(mock, 'POST', '/checkout-sessions', {

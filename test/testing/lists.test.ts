@@ -37,6 +37,19 @@ describe('the list envelope', () => {
     expect(new Set(all.map((p) => p.uuid)).size).toBe(45);
   });
 
+  it('a list made after a creation, a seed or a reset shows them (the sorted order is not kept stale)', async () => {
+    const { mock, client } = setup({ seed: { payments: seeded(3) } });
+    expect((await client.payments.list()).meta.total).toBe(3);
+    const created = await client.payments.create(chargeParams);
+    const after = await client.payments.list();
+    expect(after.meta.total).toBe(4);
+    expect(after.data[0]?.uuid).toBe(created.uuid);
+    mock.seed({ payments: seeded(2) });
+    expect((await client.payments.list()).meta.total).toBe(6);
+    mock.reset();
+    expect((await client.payments.list()).meta.total).toBe(3);
+  });
+
   it('an empty list has one page; a page past the last is empty', async () => {
     const { mock, client } = setup();
     const empty = await client.payments.list();

@@ -1,0 +1,272 @@
+/**
+ * `payments-sdk export <resource>`: every page of a list, streamed through the SDK's pagination to
+ * CSV or JSON lines, written page by page as it arrives (one page in memory). Amounts stay in minor
+ * units, each followed by a formatted column. Ctrl-C stops between pages: the file ends on the last
+ * complete row.
+ */
+import type { Command } from 'commander';
+import { stringify } from 'csv-stringify/sync';
+import type { PaymentsClient } from '../client.js';
+import type { PagePromise } from '../core/pagination.js';
+import { currencyExponent, formatAmount } from '../money.js';
+import {
+  CliError,
+  type ClientFlags,
+  clientFrom,
+  createProgress,
+  EXIT,
+  fileOutput,
+  type GlobalOptions,
+  integerOption,
+  type Output,
+  onInterrupt,
+  type Progress,
+  printJson,
+  stdoutOutput,
+} from './shared.js';
+
+/** What each resource exports: its list call, its leading columns, and which of them are amounts. */
+interface ResourceSpec {
+  list(client: PaymentsClient, params: Record<string, unknown>, signal: AbortSignal): PagePromise<Record<string, unknown>>;
+  columns: string[];
+  amounts: string[];
+}
+
+const RESOURCES: Record<string, ResourceSpec> = {
+  payments: {
+    list: (c, params, signal) => c.payments.list(params, { signal }) as unknown as PagePromise<Record<string, unknown>>,
+    columns: [
+      'uuid',
+      'created_at',
+      'status',
+      'checkout_session',
+      'currency',
+      'gross_amount',
+      'psp_fee_amount',
+      'platform_fee_amount',
+      'net_amount_to_merchant',
+      'payment_method',
+      'mobile_money_country',
+      'mobile_money_provider',
+      'psp_reference',
+      'failure_reason',
+    ],
+    amounts: ['gross_amount', 'psp_fee_amount', 'platform_fee_amount', 'net_amount_to_merchant'],
+  },
+  'checkout-sessions': {
+    list: (c, params, signal) => c.checkoutSessions.list(params, { signal }) as unknown as PagePromise<Record<string, unknown>>,
+    columns: [
+      'reference',
+      'created_at',
+      'status',
+      'currency',
+      'amount',
+      'description',
+      'payer_name',
+      'payer_email',
+      'payer_phone',
+      'success_url',
+      'cancel_url',
+      'checkout_url',
+      'expires_at',
+      'metadata',
+    ],
+    amounts: ['amount'],
+  },
+  payouts: {
+    list: (c, params, signal) => c.payouts.list(params, { signal }) as unknown as PagePromise<Record<string, unknown>>,
+    columns: ['id', 'created_at', 'status', 'currency', 'amount'],
+    amounts: ['amount'],
+  },
+  'payment-links': {
+    list: (c, params, signal) => c.paymentLinks.list(params, { signal }) as unknown as PagePromise<Record<string, unknown>>,
+    columns: ['uuid', 'created_at', 'status', 'title', 'currency', 'amount', 'minimum_amount', 'url'],
+    amounts: ['amount', 'minimum_amount'],
+  },
+};
+
+interface ExportOptions extends ClientFlags {
+  from?: string;
+  to?: string;
+  status?: string;
+  format?: 'csv' | 'jsonl';
+  out?: string;
+  locale?: string;
+  perPage: number;
+}
+
+/** Registers `export` on the program. */
+export function registerExport(program: Command): void {
+  program
+    .command('export')
+    .description('stream every page of a list to CSV or JSON lines')
+    .argument('<resource>', `one of ${Object.keys(RESOURCES).join(', ')}`)
+    .option('--from <YYYY-MM-DD>', 'created on or after this date')
+    .option('--to <YYYY-MM-DD>', 'created on or before this date')
+    .option('--status <status>', 'only this status')
+    .option('--format <csv|jsonl>', "output format (default: from --out's extension, else csv)")
+    .option('--out <file>', 'write to this file (default: stdout)')
+    .option('--locale <bcp47>', "locale of the formatted amount columns (default: the system's)")
+    .option('--per-page <n>', 'page size', integerOption('--per-page', 1, 100), 100)
+    .option('--api-key <key>', 'API key (default: PAYMENTS_API_KEY; prefer the environment)')
+    .option('--base-url <url>', 'service URL (default: PAYMENTS_BASE_URL)')
+    .addHelpText(
+      'after',
+      `
+CSV columns: the resource's fields; nested objects as JSON; amounts in minor units, each followed by
+<field>_formatted. Payouts and payment links add the fields of their first page. A progress bar
+shows on stderr when it is a terminal. Ctrl-C stops after the current page: the file ends on the
+last complete row (exit 130).`,
+    )
+    .action(async (resource: string, options: ExportOptions, command: Command) => {
+      await runExport(resource, options, command.optsWithGlobals<GlobalOptions>());
+    });
+}
+
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+
+/** The CSV header of a resource: its columns, the first page's other fields, and a formatted column after each amount. */
+function headerOf(spec: ResourceSpec, first: readonly Record<string, unknown>[]): string[] {
+  const fields = [...spec.columns];
+  for (const item of first) for (const key of Object.keys(item)) if (!fields.includes(key)) fields.push(key);
+  return fields.flatMap((field) => (spec.amounts.includes(field) ? [field, `${field}_formatted`] : [field]));
+}
+
+/**
+ * `formatAmount` per cell, made fast: it builds an `Intl.NumberFormat` per call (about 12 µs), so one
+ * formatter is kept per currency, and used only where it gives exactly what `formatAmount` gives.
+ * An unknown currency gives an empty column, never a guessed exponent.
+ */
+function amountFormatter(locale: string | undefined): (amount: unknown, currency: unknown) => string {
+  const cache = new Map<string, (n: number) => string>();
+  const make = (currency: string): ((n: number) => string) => {
+    const exact = (n: number) => formatAmount(n, currency, locale);
+    try {
+      const exponent = currencyExponent(currency);
+      const intl = new Intl.NumberFormat(locale, {
+        style: 'currency',
+        currency: currency.toUpperCase(),
+        minimumFractionDigits: exponent,
+        maximumFractionDigits: exponent,
+      });
+      const fast = (n: number) => intl.format(n / 10 ** exponent);
+      return fast(123_456) === exact(123_456) ? fast : exact;
+    } catch {
+      try {
+        exact(0);
+        return exact;
+      } catch {
+        return () => '';
+      }
+    }
+  };
+  return (amount, currency) => {
+    if (typeof amount !== 'number' || typeof currency !== 'string') return '';
+    let format = cache.get(currency);
+    if (!format) {
+      format = make(currency);
+      cache.set(currency, format);
+    }
+    return format(amount);
+  };
+}
+
+/**
+ * Iterates `source` one step ahead: the next page is requested as soon as the current one is handed
+ * out, so the service's answer travels while this page is written. Two pages at most are held.
+ */
+async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
+  const iterator = source[Symbol.asyncIterator]();
+  let next = iterator.next();
+  try {
+    for (;;) {
+      const result = await next;
+      if (result.done) return;
+      next = iterator.next();
+      // A page requested ahead may fail after the consumer stopped (Ctrl-C): never unhandled.
+      next.catch(() => undefined);
+      yield result.value;
+    }
+  } finally {
+    await iterator.return?.();
+  }
+}
+
+function cell(value: unknown): unknown {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'object') return JSON.stringify(value);
+  return value;
+}
+
+async function runExport(resource: string, options: ExportOptions, globals: GlobalOptions): Promise<void> {
+  const spec = RESOURCES[resource];
+  const problems: string[] = [];
+  if (!spec) problems.push(`unknown resource ${JSON.stringify(resource)}: choose one of ${Object.keys(RESOURCES).join(', ')}`);
+  if (options.from !== undefined && !DATE.test(options.from))
+    problems.push(`--from must be YYYY-MM-DD, got ${JSON.stringify(options.from)}`);
+  if (options.to !== undefined && !DATE.test(options.to)) problems.push(`--to must be YYYY-MM-DD, got ${JSON.stringify(options.to)}`);
+  const format = options.format ?? (options.out?.endsWith('.jsonl') || options.out?.endsWith('.ndjson') ? 'jsonl' : 'csv');
+  if (format !== 'csv' && format !== 'jsonl') problems.push(`--format must be csv or jsonl, got ${JSON.stringify(options.format)}`);
+  if (problems.length > 0) throw new CliError(`${problems.join('; ')}.`);
+  const client = clientFrom(options);
+  const params: Record<string, unknown> = { per_page: options.perPage };
+  if (options.from) params.from = options.from;
+  if (options.to) params.to = options.to;
+  if (options.status) params.status = options.status;
+
+  const controller = new AbortController();
+  const removeHandler = onInterrupt(() => controller.abort());
+  let out: Output;
+  try {
+    out = options.out ? fileOutput(options.out) : stdoutOutput();
+  } catch (error) {
+    removeHandler();
+    throw new CliError(`cannot write ${options.out}: ${(error as Error).message}`, EXIT.usage);
+  }
+  let progress: Progress | undefined;
+  const amount = amountFormatter(options.locale);
+  const { amounts } = spec as ResourceSpec;
+  let header: string[] | undefined;
+  let count = 0;
+  let interrupted = false;
+  try {
+    let plan: Array<(item: Record<string, unknown>) => unknown> = [];
+    for await (const page of readAhead((spec as ResourceSpec).list(client, params, controller.signal).pages())) {
+      if (header === undefined) {
+        progress = createProgress(`export ${resource}`, page.meta.total);
+        header = headerOf(spec as ResourceSpec, page.data);
+        plan = header.map((column) => {
+          const base = column.slice(0, -'_formatted'.length);
+          if (column.endsWith('_formatted') && amounts.includes(base)) return (item) => amount(item[base], item.currency);
+          return (item) => cell(item[column]);
+        });
+        if (format === 'csv') await out.write(stringify([header]));
+      }
+      let chunk = '';
+      if (format === 'jsonl') {
+        for (const item of page.data) chunk += `${JSON.stringify(item)}\n`;
+      } else if (page.data.length > 0) {
+        chunk = stringify(page.data.map((item) => plan.map((column) => column(item))));
+      }
+      // One write per page: the file always ends on a complete row.
+      await out.write(chunk);
+      count += page.data.length;
+      progress?.update(count);
+      if (controller.signal.aborted) break;
+    }
+  } catch (error) {
+    if (!controller.signal.aborted) throw error;
+  } finally {
+    progress?.stop();
+    removeHandler();
+    interrupted = controller.signal.aborted;
+    out.close();
+  }
+  const summary = { resource, format, count, out: options.out ?? null, interrupted };
+  if (globals.json && options.out) printJson(summary);
+  else
+    process.stderr.write(
+      `${interrupted ? 'Interrupted: ' : ''}exported ${count} ${resource}${options.out ? ` to ${options.out}` : ''}${interrupted ? ' (valid up to the last complete row)' : ''}\n`,
+    );
+  process.exitCode = interrupted ? EXIT.interrupted : EXIT.ok;
+}

@@ -1,0 +1,232 @@
+/**
+ * `payments-sdk mock`: the testing kit's model of the service over HTTP on a loopback address, so
+ * that tests in any language and a merchant's app in development can run against it. Direct charges
+ * settle and payouts move along on their own after `--settle-after` ms; checkout sessions are paid
+ * or cancelled on their hosted page (its own origin). With `--forward-to`, every webhook delivery is
+ * posted, signed, to the merchant's endpoint, and one line per delivery gives the endpoint's status.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Command } from 'commander';
+import { deliverWebhook, isLoopback, type WebhookDelivery } from '../testing/delivery.js';
+import { MockServiceError } from '../testing/mock-errors.js';
+import { createMockService, type MockService } from '../testing/mock-service.js';
+import { type MockHttpServer, startServer } from '../testing/node-server.js';
+import type { MockSeed } from '../testing/options.js';
+import { answerHostedPage } from './checkout-page.js';
+import { CliError, describeError, EXIT, type GlobalOptions, integerOption, printJson } from './shared.js';
+
+interface MockOptions {
+  port: number;
+  host: string;
+  checkoutPort: number;
+  forwardTo?: string;
+  seed?: string;
+  settleAfter: number;
+}
+
+type AnyDelivery = WebhookDelivery<{ id: string; type: string; data: unknown }>;
+
+/** A seed file: a `MockSeed` for the sandbox key, with an optional `live` member for the live key. */
+type SeedFile = MockSeed & { live?: MockSeed };
+
+/** Registers `mock` on the program. */
+export function registerMock(program: Command): void {
+  program
+    .command('mock')
+    .description("serve the testing kit's mock service over HTTP (prints base URL, keys and webhook secret)")
+    .option('--port <n>', 'API port (0: any free port)', integerOption('--port', 0, 65535), 4010)
+    .option('--host <address>', 'loopback address to bind', '127.0.0.1')
+    .option('--checkout-port <n>', 'port of the hosted checkout pages (0: any free port)', integerOption('--checkout-port', 0, 65535), 0)
+    .option('--forward-to <url>', 'post signed webhook deliveries to this local URL')
+    .option('--seed <file.json>', 'resources to start with (a MockSeed; its "live" member seeds the live key)')
+    .option(
+      '--settle-after <ms>',
+      'delay before a direct charge settles and between payout steps',
+      integerOption('--settle-after', 0, 3_600_000),
+      1000,
+    )
+    .addHelpText(
+      'after',
+      `
+Direct charges succeed after --settle-after ms (payment.succeeded); payouts go pending_approval →
+approved → processing → completed, one step per delay (payout.* events). A checkout session's
+checkout_url opens a hosted page with Pay and Cancel. Ctrl-C stops the server (exit 0).
+The keys and secret it prints are the mock's own test credentials, made fresh at each start.`,
+    )
+    .action(async (options: MockOptions, command: Command) => {
+      await runMock(options, command.optsWithGlobals<GlobalOptions>());
+    });
+}
+
+async function readSeed(path: string): Promise<SeedFile> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read the seed file ${path}: ${describeError(error)}`, EXIT.invalidInput);
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the top level must be an object');
+    return parsed as SeedFile;
+  } catch (error) {
+    throw new CliError(`the seed file ${path} is not a JSON seed: ${describeError(error)}`, EXIT.invalidInput);
+  }
+}
+
+function checkForwardTo(raw: string | undefined): string | undefined {
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new CliError(`--forward-to must be a URL such as http://127.0.0.1:3000/webhooks, got ${JSON.stringify(raw)}.`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !isLoopback(url.hostname)) {
+    throw new CliError(`--forward-to must be an http(s) URL on 127.0.0.1, localhost or [::1], got ${url.protocol}//${url.host}.`);
+  }
+  return url.href;
+}
+
+async function listen(answer: (request: Request) => Promise<Response>, port: number, host: string, what: string): Promise<MockHttpServer> {
+  try {
+    return await startServer(answer, { port, host });
+  } catch (error) {
+    if (error instanceof MockServiceError) throw new CliError(error.message.replace(/^listen\(\): /, '--host: '));
+    const code = (error as { code?: string }).code;
+    if (code === 'EADDRINUSE')
+      throw new CliError(`${what} port ${port} is already in use: choose another with ${what === 'API' ? '--port' : '--checkout-port'}.`);
+    throw error;
+  }
+}
+
+async function runMock(options: MockOptions, globals: GlobalOptions): Promise<void> {
+  const forwardTo = checkForwardTo(options.forwardTo);
+  const seed = options.seed === undefined ? undefined : await readSeed(options.seed);
+  const { live, ...sandbox } = seed ?? {};
+
+  // The servers come first: the mock's base URL and checkout origin are their addresses, so that
+  // `links`, `checkout_url` and payment link `url` all point at this running process.
+  let answerApi: (request: Request) => Promise<Response> = async () => new Response(null, { status: 503 });
+  let answerPages: (request: Request) => Promise<Response> = async () => new Response(null, { status: 503 });
+  const api = await listen((request) => answerApi(request), options.port, options.host, 'API');
+  const pages = await listen((request) => answerPages(request), options.checkoutPort, options.host, 'checkout');
+
+  let mock: MockService;
+  try {
+    mock = createMockService({
+      baseUrl: api.url,
+      checkoutBaseUrl: pages.url,
+      // Payouts are checked against the live wallets only when the seed gives balances to check.
+      checkPayoutBalance: Boolean(live?.wallets?.length),
+    });
+    if (Object.keys(sandbox).length > 0) mock.seed(sandbox, { apiKey: mock.apiKey });
+    if (live) mock.seed(live, { apiKey: mock.liveApiKey });
+  } catch (error) {
+    await Promise.all([api.close(), pages.close()]);
+    if (error instanceof MockServiceError) throw new CliError(`seed file ${options.seed}: ${error.message}`, EXIT.invalidInput);
+    throw error;
+  }
+
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (fn: () => Promise<void>) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      fn().catch((error: unknown) => process.stderr.write(`mock: ${describeError(error)}\n`));
+    }, options.settleAfter);
+    timers.add(timer);
+  };
+
+  const forward = (delivery: AnyDelivery) => {
+    const { id, type } = delivery.event;
+    if (!forwardTo) {
+      if (globals.json) printJson({ type: 'event', event: type, id, forwarded: false });
+      else process.stdout.write(`${type} ${id} (not forwarded: no --forward-to)\n`);
+      return;
+    }
+    const started = Date.now();
+    deliverWebhook(delivery, forwardTo).then(
+      async (response) => {
+        await response.body?.cancel();
+        const ms = Date.now() - started;
+        if (globals.json) printJson({ type: 'delivery', event: type, id, status: response.status, ok: response.ok, ms });
+        else process.stdout.write(`${type} ${id} → ${response.status}${response.statusText ? ` ${response.statusText}` : ''} (${ms} ms)\n`);
+      },
+      (error: unknown) => {
+        if (globals.json) printJson({ type: 'delivery', event: type, id, status: 0, ok: false, error: describeError(error) });
+        else process.stdout.write(`${type} ${id} → failed: ${describeError(error)}\n`);
+      },
+    );
+  };
+
+  // After a direct charge or a payout is created, time does what the processor and the reviewers
+  // would: the charge succeeds, the payout moves one step per delay until a final state.
+  const advancePayout = (id: string) =>
+    later(async () => {
+      const payout = mock.getPayout(id);
+      if (!payout || ['completed', 'rejected', 'failed'].includes(String(payout.status))) return;
+      forward(await mock.advancePayout(id));
+      advancePayout(id);
+    });
+  const afterCreation = async (request: Request, response: Response) => {
+    if (request.method !== 'POST' || response.status !== 201) return;
+    const path = new URL(request.url).pathname.replace(/\/+$/, '');
+    const body = (await response.clone().json()) as { data?: { uuid?: string; id?: string | number } };
+    if (path.endsWith('/api/v1/payments') && body.data?.uuid) {
+      const uuid = body.data.uuid;
+      later(async () => {
+        if (mock.getPayment(uuid)?.status === 'pending') forward(await mock.settlePayment(uuid));
+      });
+    } else if (path.endsWith('/api/v1/payouts') && body.data?.id !== undefined) {
+      advancePayout(String(body.data.id));
+    }
+  };
+
+  answerApi = async (request) => {
+    const response = await mock.fetch(request);
+    await afterCreation(request, response);
+    return response;
+  };
+  answerPages = (request) => answerHostedPage(mock, request, forward);
+
+  // Ctrl-C (or SIGTERM) stops the servers; the handler is in place before the banner says "ready".
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  const ready = {
+    type: 'ready',
+    baseUrl: api.url,
+    sandboxKey: mock.apiKey,
+    liveKey: mock.liveApiKey,
+    webhookSecret: mock.webhookSecret,
+    checkoutBaseUrl: pages.url,
+    forwardTo: forwardTo ?? null,
+  };
+  if (globals.json) printJson(ready);
+  else {
+    process.stdout.write(
+      [
+        `Mock payments service on ${api.url}`,
+        `  PAYMENTS_BASE_URL=${api.url}`,
+        `  PAYMENTS_API_KEY=${ready.sandboxKey}   (sandbox key)`,
+        `  live key:      ${ready.liveKey ?? '(none)'}   (payouts need it)`,
+        `  PAYMENTS_WEBHOOK_SECRET=${ready.webhookSecret}`,
+        `  checkout pages: ${pages.url}/checkout/<reference>`,
+        forwardTo ? `  forwarding webhook deliveries to ${forwardTo}` : '  webhook deliveries are not forwarded (--forward-to URL)',
+        "These are the mock's own test credentials. Ctrl-C to stop.",
+        '',
+      ].join('\n'),
+    );
+  }
+
+  await stopped;
+  for (const timer of timers) clearTimeout(timer);
+  await Promise.all([api.close(), pages.close()]);
+  process.exitCode = EXIT.ok;
+}

@@ -1,0 +1,196 @@
+/**
+ * `payments-sdk payouts bulk`, the built bin as a child process against the testing kit's service on
+ * 127.0.0.1: bad rows listed with their CSV lines and nothing sent, a results CSV, a rerun that
+ * resumes (skips, never pays twice), a failed row's exit code, and Ctrl-C in the middle of a run.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { createMockService } from 'payments-sdk/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MockHttpServer, startServer } from '../../src/testing/node-server.js';
+import { childEnv, cliPath, collect, runCli } from './support.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cli-bulk-'));
+const mock = createMockService();
+mock.seed({ wallets: [{ currency: 'XOF', balance: 10_000_000 }] }, { apiKey: mock.liveApiKey });
+
+/** Set to hold the answer to the Nth payout creation until released, so that Ctrl-C lands mid-run. */
+let stall: { after: number; seen: number; reached: () => void; release: Promise<void> } | undefined;
+let server: MockHttpServer;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startServer(async (request) => {
+    const hold = stall;
+    if (hold && request.method === 'POST' && new URL(request.url).pathname.endsWith('/payouts')) {
+      hold.seen += 1;
+      if (hold.seen > hold.after) {
+        hold.reached();
+        await hold.release;
+      }
+    }
+    return mock.fetch(request);
+  });
+  env = { PAYMENTS_API_KEY: mock.liveApiKey as string, PAYMENTS_BASE_URL: server.url };
+});
+afterAll(() => server.close());
+
+function csv(name: string, rows: string[][]): string {
+  const path = join(dir, name);
+  writeFileSync(path, `${rows.map((r) => r.join(',')).join('\n')}\n`);
+  return path;
+}
+
+const header = ['key', 'amount', 'currency', 'destination_country', 'destination_provider', 'destination_phone', 'employee'];
+const good = (n: number, from = 1) =>
+  Array.from({ length: n }, (_, i) => [
+    `emp-${from + i}`,
+    String(1000 * (from + i)),
+    'XOF',
+    'SEN',
+    'wave',
+    `2217712${String(from + i).padStart(5, '0')}`,
+    `Name ${i}`,
+  ]);
+const payoutCount = () => mock.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/payouts') && r.status === 201).length;
+type Row = Record<string, string>;
+const readResults = (path: string) => parse(readFileSync(path, 'utf8'), { columns: true }) as Row[];
+
+describe('payments-sdk payouts bulk', () => {
+  it('lists every bad row with its CSV line and sends nothing (exit 3)', async () => {
+    const before = mock.requests.length;
+    const file = csv('bad.csv', [
+      header,
+      ...good(1),
+      ['emp-2', '12.5', 'XOF', 'SEN', 'wave', '221771200002', 'x'],
+      ['emp-3', '3000', 'XOF', 'SEN', '', '221771200003', 'x'],
+      ...good(1, 4),
+      ['emp-5', '5000', 'XOF', 'SEN', 'wave', '+221771200005', 'x'],
+      ['emp-1', '6000', 'XOF', 'SEN', 'wave', '221771200006', 'x'],
+    ]);
+    const result = await runCli(['payouts', 'bulk', file, '--batch-id', 'bad-1'], env);
+    expect(result.code).toBe(3);
+    const lines = result.stderr.trim().split('\n');
+    expect(lines.filter((l) => l.startsWith('line '))).toEqual([
+      expect.stringMatching(/^line 3 \(key "emp-2"\): amount: /),
+      expect.stringMatching(/^line 4 \(key "emp-3"\): destination\.provider: /),
+      expect.stringMatching(/^line 6 \(key "emp-5"\): destination\.phone: /),
+      expect.stringMatching(/^line 7 \(key "emp-1"\): /),
+    ]);
+    expect(lines.at(-1)).toBe('error: 4 bad rows in the CSV (listed above): nothing was sent.');
+    expect(mock.requests.length).toBe(before);
+    expect(existsSync(`${file}.bad-1.results.csv`)).toBe(false);
+  });
+
+  it('a header without the required columns is refused (exit 3)', async () => {
+    const file = csv('header.csv', [
+      ['amount', 'currency'],
+      ['100', 'XOF'],
+    ]);
+    const result = await runCli(['payouts', 'bulk', file, '--batch-id', 'h'], env);
+    expect(result.code).toBe(3);
+    expect(result.stderr).toMatch(/^error: the CSV has no "country", "provider", "phone" column/);
+  });
+
+  it('creates every row, writes the results CSV; a rerun skips them all and pays nothing twice', async () => {
+    const file = csv('payroll.csv', [header, ...good(6)]);
+    const before = payoutCount();
+    const first = await runCli(['payouts', 'bulk', file, '--batch-id', 'payroll-1', '--json'], env);
+    expect(first.stderr).toContain('payouts payroll-1: 6 rows: created 6');
+    expect(first.code).toBe(0);
+    expect(JSON.parse(first.stdout.trim())).toMatchObject({ batchId: 'payroll-1', created: 6, unpaid: 0, interrupted: false });
+    expect(payoutCount() - before).toBe(6);
+    const results = readResults(`${file}.payroll-1.results.csv`);
+    expect(results.map((r) => r.key).sort()).toEqual(['emp-1', 'emp-2', 'emp-3', 'emp-4', 'emp-5', 'emp-6']);
+    expect(results.every((r) => r.status === 'created' && r.payout_id !== '' && r.error === '')).toBe(true);
+    expect(results.find((r) => r.key === 'emp-3')?.row).toBe('4');
+    const journal = readFileSync(`${file}.payroll-1.journal`, 'utf8');
+    expect(journal).not.toContain(mock.liveApiKey);
+
+    const rerun = await runCli(['payouts', 'bulk', file, '--batch-id', 'payroll-1'], env);
+    expect(rerun.code).toBe(0);
+    expect(rerun.stderr).toContain('created 0, replayed 0, skipped 6');
+    expect(payoutCount() - before).toBe(6);
+    expect(readResults(`${file}.payroll-1.results.csv`).every((r) => r.status === 'skipped' && r.payout_id !== '')).toBe(true);
+  });
+
+  it('a row the service refuses is failed in the results, and the exit code is 1', async () => {
+    const file = csv('too-much.csv', [header, ...good(2), ['emp-big', '999999999', 'XOF', 'SEN', 'wave', '221771299999', 'x']]);
+    const result = await runCli(['payouts', 'bulk', file, '--batch-id', 'big-1', '--results', '-'], env);
+    expect(result.code).toBe(1);
+    const rows = parse(result.stdout, { columns: true }) as Row[];
+    const failed = rows.find((r) => r.key === 'emp-big');
+    expect(failed).toMatchObject({ status: 'failed', row: '4', payout_id: '' });
+    expect(failed?.error).toMatch(/HTTP 422/);
+    expect(rows.filter((r) => r.status === 'created')).toHaveLength(2);
+  });
+
+  it('Ctrl-C stops new sends, waits for those in flight, keeps the journal; the rerun finishes without paying twice', async () => {
+    const file = csv('interrupted.csv', [header, ...good(20, 100)]);
+    const before = payoutCount();
+    let release = () => {};
+    const reached = new Promise<void>((resolve) => {
+      stall = { after: 5, seen: 0, reached: resolve, release: new Promise<void>((r) => (release = r)) };
+    });
+    const child = spawn(process.execPath, [cliPath, 'payouts', 'bulk', file, '--batch-id', 'int-1', '--concurrency', '2'], {
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const done = collect(child);
+    const stopping = new Promise<void>((resolve) => {
+      child.stderr?.on('data', (chunk: Buffer | string) => {
+        if (String(chunk).includes('Stopping')) resolve();
+      });
+    });
+    await reached;
+    child.kill('SIGINT');
+    // The sends in flight are answered only once the CLI took the interrupt: it must wait for them.
+    await stopping;
+    stall = undefined;
+    release();
+    const result = await done;
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('Interrupted: payouts int-1');
+    const paid = payoutCount() - before;
+    expect(paid).toBeGreaterThanOrEqual(5);
+    expect(paid).toBeLessThan(20);
+    const partial = readResults(`${file}.int-1.results.csv`);
+    expect(partial.filter((r) => r.status === 'created')).toHaveLength(paid);
+    // The journal is complete: every payout created has its outcome line.
+    const journal = readFileSync(`${file}.int-1.journal`, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { op: string });
+    expect(journal.filter((l) => l.op === 'settle')).toHaveLength(paid);
+
+    const rerun = await runCli(['payouts', 'bulk', file, '--batch-id', 'int-1'], env);
+    expect(rerun.code).toBe(0);
+    expect(payoutCount() - before).toBe(20);
+    const final = readResults(`${file}.int-1.results.csv`);
+    expect(final.filter((r) => r.status === 'skipped')).toHaveLength(paid);
+    expect(final.filter((r) => r.status === 'created')).toHaveLength(20 - paid);
+  });
+
+  it('no progress bar in a pipe, a bar on a terminal; --help lists the columns and exit codes', async () => {
+    const file = csv('small.csv', [header, ...good(2, 300)]);
+    const result = await runCli(['payouts', 'bulk', file, '--batch-id', 'small'], env);
+    expect(result.code).toBe(0);
+    expect(result.stderr).not.toContain('ETA');
+    expect(result.stderr.trim().split('\n')).toHaveLength(2);
+    if (spawnSync('script', ['--version']).status === 0) {
+      const command = `'${process.execPath}' '${cliPath}' payouts bulk '${csv('tty.csv', [header, ...good(3, 400)])}' --batch-id tty`;
+      const tty = await collect(
+        spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }),
+      );
+      expect(tty.code).toBe(0);
+      expect(tty.stdout).toMatch(/payouts tty \[[#-]+\] \d\/3 \| \d+\/s \| ETA/);
+    } else if (process.env.CI === 'true') throw new Error('util-linux `script` is needed for the TTY test (apt-get install bsdutils).');
+    const help = await runCli(['payouts', 'bulk', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('--batch-id <id>');
+    expect(help.stdout).toContain('130');
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * `payments-sdk export`, the built bin as a child process against the testing kit's service on
+ * 127.0.0.1: every page to CSV / JSON lines, the formatted amount columns, filters, the progress bar
+ * on a terminal only (a pseudo-terminal from util-linux `script`), Ctrl-C mid-export, and keys
+ * that never show.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { formatAmount } from 'payments-sdk';
+import { createMockService } from 'payments-sdk/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type MockHttpServer, startServer } from '../../src/testing/node-server.js';
+import { childEnv, cliPath, collect, runCli } from './support.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'cli-export-'));
+const TOTAL = 250;
+const mock = createMockService({
+  seed: {
+    payments: Array.from({ length: TOTAL }, (_, i) => ({
+      gross_amount: 1000 + i,
+      currency: i % 5 === 0 ? 'GHS' : 'XOF',
+      status: i % 10 === 0 ? ('failed' as const) : ('succeeded' as const),
+      failure_reason: i % 10 === 0 ? 'declined' : null,
+    })),
+    checkoutSessions: [{ amount: 2500, currency: 'XOF', description: 'Tea, "green"', metadata: { order: 7 } }],
+  },
+});
+
+/** Set to hold the answer to page 3 until released, so that Ctrl-C lands mid-export. */
+let stall: { reached: () => void; release: Promise<void> } | undefined;
+let server: MockHttpServer;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  server = await startServer(async (request) => {
+    const hold = stall;
+    if (hold && new URL(request.url).searchParams.get('page') === '3') {
+      hold.reached();
+      await hold.release;
+    }
+    return mock.fetch(request);
+  });
+  env = { PAYMENTS_API_KEY: mock.apiKey, PAYMENTS_BASE_URL: server.url };
+});
+afterAll(() => server.close());
+
+type Row = Record<string, string>;
+const readCsv = (path: string): Row[] => parse(readFileSync(path, 'utf8'), { columns: true }) as Row[];
+
+describe('payments-sdk export', () => {
+  it('writes every page of payments to a CSV file: minor units, a formatted column beside each amount', async () => {
+    const out = join(dir, 'payments.csv');
+    const result = await runCli(['export', 'payments', '--out', out, '--locale', 'en', '--per-page', '100'], env);
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe(`exported ${TOTAL} payments to ${out}\n`);
+    const rows = readCsv(out);
+    expect(rows).toHaveLength(TOTAL);
+    expect(readFileSync(out, 'utf8').split('\n')[0]).toMatch(
+      /^uuid,created_at,status,checkout_session,currency,gross_amount,gross_amount_formatted,psp_fee_amount,psp_fee_amount_formatted,/,
+    );
+    expect(new Set(rows.map((r) => r.uuid)).size).toBe(TOTAL);
+    for (const row of rows) {
+      expect(row.gross_amount_formatted).toBe(formatAmount(Number(row.gross_amount), row.currency as string, 'en'));
+      expect(row.net_amount_to_merchant_formatted).toBe(formatAmount(Number(row.net_amount_to_merchant), row.currency as string, 'en'));
+    }
+    expect(rows.some((r) => r.currency === 'GHS' && r.gross_amount_formatted?.includes('.'))).toBe(true);
+    expect(readFileSync(out, 'utf8')).not.toContain(mock.apiKey);
+  });
+
+  it('passes --status, --from and --to as list filters', async () => {
+    const today = mock.now().toISOString().slice(0, 10);
+    const result = await runCli(['export', 'payments', '--status', 'failed', '--from', today, '--to', today, '--format', 'jsonl'], env);
+    expect(result.code).toBe(0);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { status: string });
+    expect(lines).toHaveLength(TOTAL / 10);
+    expect(lines.every((p) => p.status === 'failed')).toBe(true);
+    const none = await runCli(['export', 'payments', '--from', '2001-01-01', '--to', '2001-01-02'], env);
+    expect(none.code).toBe(0);
+    expect(none.stdout.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('exports checkout sessions with nested objects as JSON cells, and JSON lines keep every field', async () => {
+    const csv = await runCli(['export', 'checkout-sessions', '--locale', 'en'], env);
+    expect(csv.code).toBe(0);
+    const [session] = parse(csv.stdout, { columns: true }) as Row[];
+    expect(session).toMatchObject({ amount: '2500', description: 'Tea, "green"', metadata: '{"order":7}', status: 'created' });
+    const jsonl = await runCli(['export', 'checkout-sessions', '--out', join(dir, 's.jsonl')], env);
+    expect(jsonl.code).toBe(0);
+    expect(JSON.parse(readFileSync(join(dir, 's.jsonl'), 'utf8'))).toMatchObject({ metadata: { order: 7 } });
+  });
+
+  it('no progress bar in a pipe; a bar with items of total, rate and ETA on a terminal', async () => {
+    const piped = await runCli(['export', 'payments', '--out', join(dir, 'piped.csv')], env);
+    expect(piped.stderr).not.toContain('ETA');
+    expect(piped.stderr).not.toContain('\r');
+    expect(piped.stderr).not.toContain('\u001b[');
+    if (spawnSync('script', ['--version']).status !== 0) {
+      if (process.env.CI === 'true') throw new Error('util-linux `script` is needed for the TTY test (apt-get install bsdutils).');
+      console.warn('skipped the TTY half: no util-linux `script` (apt-get install bsdutils) to make a pseudo-terminal');
+      return;
+    }
+    const command = `'${process.execPath}' '${cliPath}' export payments --per-page 10 --out '${join(dir, 'tty.csv')}'`;
+    const tty = await collect(
+      spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }),
+    );
+    expect(tty.code).toBe(0);
+    expect(tty.stdout).toMatch(new RegExp(`export payments \\[[#-]+\\] \\d+/${TOTAL} \\| \\d+/s \\| ETA`));
+    expect(readCsv(join(dir, 'tty.csv'))).toHaveLength(TOTAL);
+  });
+
+  it('Ctrl-C mid-export exits 130 and leaves a valid file ending on the last complete row; a rerun finishes', async () => {
+    const out = join(dir, 'interrupted.csv');
+    let release = () => {};
+    const reached = new Promise<void>((resolve) => {
+      stall = { reached: resolve, release: new Promise<void>((r) => (release = r)) };
+    });
+    const child = spawn(process.execPath, [cliPath, 'export', 'payments', '--out', out, '--per-page', '100'], {
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const done = collect(child);
+    await reached;
+    child.kill('SIGINT');
+    const result = await done;
+    stall = undefined;
+    release();
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain(`Interrupted: exported 200 payments to ${out} (valid up to the last complete row)`);
+    const text = readFileSync(out, 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    expect(readCsv(out)).toHaveLength(200);
+
+    const rerun = await runCli(['export', 'payments', '--out', out], env);
+    expect(rerun.code).toBe(0);
+    expect(readCsv(out)).toHaveLength(TOTAL);
+  });
+
+  it('a reader that goes away (`| head -1`) ends the export quietly with exit 0', async () => {
+    const child = spawn(process.execPath, [cliPath, 'export', 'payments', '--per-page', '10'], {
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.stdout.once('data', () => child.stdout.destroy());
+    const [code] = (await once(child, 'close')) as [number | null];
+    expect(stderr).toBe('');
+    expect(code).toBe(0);
+  });
+
+  it('keys never show: a missing key is a usage error (2), a refused key a service error (4), one line each', async () => {
+    const missing = await runCli(['export', 'payments'], { PAYMENTS_BASE_URL: server.url });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe('error: missing an API key (PAYMENTS_API_KEY or --api-key).\n');
+    const wrongKey = 'sk_test_wrong_key_that_must_not_be_printed';
+    const refused = await runCli(['export', 'payments', '--api-key', wrongKey], { PAYMENTS_BASE_URL: server.url });
+    expect(refused.code).toBe(4);
+    expect(refused.stderr).toMatch(/^error: .*\(HTTP 401\)\n$/);
+    const debug = await runCli(['export', 'payments', '--debug', '--json'], { PAYMENTS_API_KEY: wrongKey, PAYMENTS_BASE_URL: server.url });
+    expect(debug.code).toBe(4);
+    expect(JSON.parse(debug.stdout.trim())).toMatchObject({ exitCode: 4 });
+    expect(debug.stdout + debug.stderr + refused.stdout + refused.stderr).not.toContain(wrongKey);
+    const bad = await runCli(['export', 'refunds', '--from', 'yesterday'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('unknown resource "refunds"');
+    expect(bad.stderr).toContain('--from must be YYYY-MM-DD');
+  });
+});
