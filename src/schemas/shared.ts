@@ -24,7 +24,7 @@ export function openEnum<const T extends string>(_known: readonly T[]): z.ZodMin
  * zod/mini walks the shape field by field. zod's compiled object parser (the one classic `z.object`
  * uses) is several times faster per record, but it is reachable only through classic `zod`, which
  * brings its whole chainable API into the client bundle, or through zod's internal constructors,
- * which a zod minor release may change. The interpreted walk costs well under a microsecond per
+ * which a zod minor release may change. The interpreted walk costs under a microsecond per
  * payment, small beside a page's round trip; BENCHMARKS.md gives the figures.
  */
 export function responseObject<S extends z.core.$ZodLooseShape>(shape: S): z.ZodMiniObject<S, z.core.$loose> {
