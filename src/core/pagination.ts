@@ -1,5 +1,5 @@
 /**
- * Pagination over the Laravel-style list envelope (service-api.md §2.7, §4.10; API.md "Pagination").
+ * Pagination over the Laravel-style list envelope (`data`, `links`, `meta`).
  * `links.next` is followed until it is `null`, but only its path and query are used: every request
  * goes to the configured base URL, so the API key never leaves for the host (or the plain-http
  * scheme) a link names.
@@ -31,7 +31,7 @@ export class Page<T> {
     this.#fetchPage = fetchPage;
   }
 
-  /** `true` while `links.next` is not `null` (service-api.md §4.10). */
+  /** `true` while `links.next` is not `null`: the last page has no next link. */
   hasNextPage(): boolean {
     return typeof this.links.next === 'string' && this.links.next !== '';
   }
@@ -83,7 +83,7 @@ export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable
   async *[Symbol.asyncIterator](): AsyncGenerator<T, void, undefined> {
     for await (const page of this.pages()) {
       // Not `yield* page.data`: in an async generator that goes through an async-from-sync iterator,
-      // about 1.6× the cost per item (21 vs 13 ms per 100,000 items on this machine).
+      // an extra promise and tick per item, which this plain loop avoids.
       for (const item of page.data) yield item;
     }
   }
@@ -107,7 +107,7 @@ export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable
 /**
  * The one page walk: every page from `first` on, each with its response, until `links.next` is
  * `null`. A link already visited in this walk would loop forever, so it stops the walk with a
- * {@link PaymentsError} (API.md "Pagination"). Only the current page is held: memory stays flat.
+ * {@link PaymentsError}. Only the current page is held: memory stays flat.
  * @internal Used by {@link PagePromise.pages} and by helpers that need each page's response.
  */
 export async function* walkPages<T>(first: APIPromise<Page<T>>): AsyncGenerator<WithResponse<Page<T>>, void, undefined> {
@@ -133,8 +133,8 @@ export async function* walkPages<T>(first: APIPromise<Page<T>>): AsyncGenerator<
 /**
  * The part of a `links.next` the client follows: its path from `/api/v1` on, and its query;
  * `undefined` when it is neither an http(s) URL nor a path. The origin is never used, so the key never leaves for the host
- * (or the plain-http scheme) a link names (API.md "Pagination"; Laravel behind a proxy writes
- * `http://` or internal hosts).
+ * (or the plain-http scheme) a link names: Laravel behind a proxy writes `http://` or internal hosts
+ * into its links.
  */
 export function pathOfLink(link: string): string | undefined {
   let url: URL;

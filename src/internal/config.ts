@@ -4,10 +4,10 @@
  */
 import { PaymentsError } from '../core/errors.js';
 
-/** The version prefix of every path (service-api.md §9). */
+/** The version prefix of every path of the service. */
 export const API_PREFIX = '/api/v1';
 
-/** Which kind of key the client holds, read from the key's text (service-api.md §5, rule 2). */
+/** Which kind of key the client holds, read from the key's text (a live key names itself `live`). */
 export type ClientMode = 'live' | 'sandbox' | 'unknown';
 
 /** Normalises the service root: no trailing `/`, no trailing `/api/v1`, http(s) only. */
@@ -30,7 +30,7 @@ export function normalizeBaseUrl(raw: string): string {
   return `${url.origin}${path}`;
 }
 
-/** Reads the key's kind from its text: `live` vs `test`/`sandbox` (service-api.md §5, rule 2). */
+/** Reads the key's kind from its text: `live` vs `test`/`sandbox`. */
 export function modeOfKey(key: string): ClientMode {
   const tokens = key.toLowerCase().split(/[^a-z0-9]+/);
   if (tokens.includes('live')) return 'live';

@@ -147,8 +147,8 @@ async function readText(response: Response, max: number, request: Request | unde
 }
 
 function tooLarge(max: number, request: Request | undefined): PaymentsError {
-  const what = request ? `The answer to ${request.method} ${request.url}` : 'The answer';
-  return new PaymentsError(`${what} is larger than maxResponseBytes (${max} bytes).`);
+  const answer = request ? `The answer to ${request.method} ${request.url}` : 'The answer';
+  return new PaymentsError(`${answer} is larger than maxResponseBytes (${max} bytes).`);
 }
 
 /** The response, or a copy without body whose header values no longer hold a secret. */

@@ -21,7 +21,7 @@ const rank: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, deb
 export function levelledLogger(logger: Logger | undefined, level: LogLevel | undefined): Logger | undefined {
   const name = level ?? 'off';
   const threshold = Object.hasOwn(rank, name) ? rank[name] : undefined;
-  // A bad option is a PaymentsError like every other bad client option (API.md "Errors").
+  // A bad option is a PaymentsError like every other bad client option.
   if (threshold === undefined)
     throw new PaymentsError(`logLevel must be one of ${Object.keys(rank).join(', ')}, got ${JSON.stringify(level)}.`);
   if (threshold === 0) return undefined;

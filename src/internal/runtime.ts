@@ -1,6 +1,6 @@
 /**
- * Runtime detection without `node:` imports: this file is loaded by edge runtimes too
- * (API.md "Package": no `node:` import on the paths an edge runtime loads).
+ * Runtime detection without `node:` imports: edge runtimes load this file too, and they have no
+ * `node:` modules.
  */
 
 // biome-ignore lint/suspicious/noExplicitAny: feature detection on globals that have no types here.

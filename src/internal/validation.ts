@@ -29,9 +29,9 @@ export function checkResponse<T>(schema: z.ZodMiniType<T>, body: unknown, label 
 }
 
 /**
- * Unwraps and validates the `data` member of a `{ "data": … }` body (service-api.md §2.1). On a
+ * Unwraps and validates the `data` member of a `{ "data": … }` body, the envelope of every single-resource answer. On a
  * mismatch the error carries the whole body as received, and each issue's path starts at it
- * (`data.amount`), so label the merchant logs is label the service sent.
+ * (`data.amount`), so what the merchant logs is what the service sent.
  */
 export function checkData<T>(schema: z.ZodMiniType<T>, body: unknown, label = 'response'): T {
   if (!isRecord(body) || !('data' in body)) {
@@ -129,7 +129,7 @@ function show(value: unknown): string {
 
 /**
  * Longest identifier accepted in a path, and longest filter name or text value: far above any id the
- * service issues (UUIDs, ULIDs, slugs), far below label a URL can carry.
+ * service issues (UUIDs, ULIDs, slugs), far below what a URL can carry.
  */
 export const MAX_ID_LENGTH = 255;
 /** Longest text value of a list filter. */

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { CurrencyCode } from '../currencies.js';
+import { PAYMENT_FIELDS } from './fields.js';
 import {
   boundedString,
   countryCode,
@@ -7,13 +8,12 @@ import {
   email,
   type ListParamsBase,
   listParamsShape,
-  minorUnits,
   nonEmptyString,
   type OpenEnum,
-  openEnum,
   phoneNumber,
   positiveMinorUnits,
   responseObject,
+  shapeOf,
   statusFilter,
 } from './shared.js';
 
@@ -58,22 +58,7 @@ export interface Payment {
 }
 
 /** Schema of {@link Payment}: loose (unknown fields kept), integer amounts, open status. */
-export const PaymentSchema: z.ZodMiniType<Payment> = responseObject({
-  uuid: z.string(),
-  checkout_session: z.nullable(z.string()),
-  gross_amount: minorUnits,
-  psp_fee_amount: minorUnits,
-  platform_fee_amount: minorUnits,
-  net_amount_to_merchant: minorUnits,
-  currency: z.string(),
-  payment_method: openEnum(['mobile_money']),
-  mobile_money_country: z.nullable(z.string()),
-  mobile_money_provider: z.nullable(z.string()),
-  psp_reference: z.string(),
-  status: openEnum(PAYMENT_STATUSES),
-  failure_reason: z.nullable(z.string()),
-  created_at: z.string(),
-});
+export const PaymentSchema: z.ZodMiniType<Payment> = responseObject(shapeOf(PAYMENT_FIELDS)) as unknown as z.ZodMiniType<Payment>;
 
 /** Body of a direct mobile-money charge, `POST /api/v1/payments`. */
 export interface PaymentCreateParams {

@@ -1,17 +1,17 @@
 import * as z from 'zod/mini';
 import type { CurrencyCode } from '../currencies.js';
-import { isExactId } from '../internal/json.js';
+import { PAYOUT_FIELDS } from './fields.js';
 import {
   countryCode,
   currencyCode,
   type ListParamsBase,
   listParamsShape,
-  minorUnits,
   nonEmptyString,
   type OpenEnum,
   phoneNumber,
   positiveMinorUnits,
   responseObject,
+  shapeOf,
 } from './shared.js';
 
 /** Where a payout goes. Only the mobile-money shape is documented. */
@@ -51,15 +51,7 @@ export interface Payout {
 }
 
 /** Schema of {@link Payout}: every known field optional but typed; amount must be an integer. */
-export const PayoutSchema: z.ZodMiniType<Payout> = responseObject({
-  // One check rather than a union of string and number, so a bad id is reported at `id`. A number
-  // must be a safe integer: the SDK's parser keeps a longer id as its exact digits, in a string.
-  id: z.optional(z.custom<string | number>(isExactId, { error: 'must be a string or a safe integer' })),
-  amount: z.optional(minorUnits),
-  currency: z.optional(z.string()),
-  status: z.optional(z.string()),
-  destination: z.optional(responseObject({ type: z.string() })),
-});
+export const PayoutSchema: z.ZodMiniType<Payout> = responseObject(shapeOf(PAYOUT_FIELDS)) as unknown as z.ZodMiniType<Payout>;
 
 /** Body of `POST /api/v1/payouts`. Live keys only. Unknown keys pass through. */
 export interface PayoutCreateParams {

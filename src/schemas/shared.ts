@@ -4,9 +4,10 @@
  */
 
 import * as z from 'zod/mini';
-import { $constructor, $ZodObjectJIT } from 'zod/v4/core';
 import { isKnownCurrency } from '../currencies.js';
 import { isHttpUrl } from '../internal/http-url.js';
+import { isExactId } from '../internal/json.js';
+import type { FieldKind, FieldTable } from './fields.js';
 
 /** A string enum that stays open: the known literals, or any other string the service adds later. */
 export type OpenEnum<T extends string> = T | (string & {});
@@ -17,25 +18,18 @@ export function openEnum<const T extends string>(_known: readonly T[]): z.ZodMin
 }
 
 /**
- * The object schema of a RESPONSE (a payment, a page...): unknown keys kept, like `z.looseObject`,
- * but parsed by a function zod compiles once per shape (`$ZodObjectJIT`, what classic `z.object`
- * uses) instead of zod/mini's interpreted walk: parsing a page of 100 payments is several times
- * faster, and it is the largest client cost of a list walk. Where `new Function` is
- * refused (Cloudflare Workers, a strict CSP) or `z.config({ jitless: true })` is set, zod falls back
- * to the same interpreted walk by itself. Params keep zod/mini's objects: they are parsed once per call.
+ * The object schema of a response (a payment, a page...): zod/mini's `z.looseObject`, so unknown
+ * keys are kept and a field the service adds later never breaks a merchant.
+ *
+ * zod/mini walks the shape field by field. zod's compiled object parser (the one classic `z.object`
+ * uses) is several times faster per record, but it is reachable only through classic `zod`, which
+ * brings its whole chainable API into the client bundle, or through zod's internal constructors,
+ * which a zod minor release may change. The interpreted walk costs under a microsecond per
+ * payment, small beside a page's round trip; BENCHMARKS.md gives the figures.
  */
 export function responseObject<S extends z.core.$ZodLooseShape>(shape: S): z.ZodMiniObject<S, z.core.$loose> {
-  return new ZodMiniObjectJIT({ type: 'object', shape, catchall: z.unknown() }) as unknown as z.ZodMiniObject<S, z.core.$loose>;
+  return z.looseObject(shape);
 }
-
-// What zod/mini's own `ZodMiniObject` does, with the JIT parser of zod's core in place of the interpreted one.
-const initMiniType = z.ZodMiniType.init as (inst: unknown, def: unknown) => void;
-// Named imports from zod/v4/core: `z.core.…` would reach them through a namespace object, which
-// bundlers cannot tree-shake (all of zod's core, 94 KB gzip, was shipped that way).
-const ZodMiniObjectJIT = $constructor('ZodMiniObjectJIT', (inst: z.core.$ZodObject, def: z.core.$ZodObjectDef) => {
-  $ZodObjectJIT.init(inst, def);
-  initMiniType(inst, def);
-});
 
 /** An amount in minor units, as the service sends it: a safe integer. */
 export const minorUnits = z.int();
@@ -128,6 +122,39 @@ export const nullableString = z.nullable(z.string());
 
 /** A string with at least one character (operator codes, destination types, filters). */
 export const nonEmptyString = z.string().check(z.minLength(1));
+
+/** An id: a string, or a number that is a safe integer. One check rather than a union, so a bad id is reported at its own path. */
+const exactId = z.custom<string | number>(isExactId, { error: 'must be a string or a safe integer' });
+
+/** The zod schema of one field kind of ./fields.ts. */
+function fieldSchema(kind: FieldKind): z.core.$ZodType {
+  switch (kind) {
+    case 'string':
+      return z.string();
+    case 'string?':
+      return z.optional(z.string());
+    case 'string|null':
+      return nullableString;
+    case 'int':
+      return minorUnits;
+    case 'int?':
+      return z.optional(minorUnits);
+    case 'id?':
+      return z.optional(exactId);
+    default:
+      return kind.optional ? z.optional(responseObject(shapeOf(kind.fields))) : responseObject(shapeOf(kind.fields));
+  }
+}
+
+/**
+ * The zod shape of a field table of ./fields.ts: the same table generates the webhook entry's
+ * zod-free check, so the two always agree.
+ */
+export function shapeOf(fields: FieldTable): z.core.$ZodLooseShape {
+  const shape: z.core.$ZodLooseShape = {};
+  for (const name in fields) shape[name] = fieldSchema(fields[name] as FieldKind);
+  return shape;
+}
 
 /** Schema of {@link PageLinks}. */
 export const PageLinksSchema: z.ZodMiniType<PageLinks> = responseObject({

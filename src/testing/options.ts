@@ -9,7 +9,7 @@ import type { PaymentLink } from '../schemas/payment-link.js';
 import type { Payout } from '../schemas/payout.js';
 import type { Wallet } from '../schemas/wallet.js';
 
-/** KYC state of a mock merchant. Only `approved` may use a live key (service-api.md §5.3). */
+/** KYC state of a mock merchant. Only `approved` may use a live key, as on the service. */
 export type MockKycStatus = 'approved' | 'pending' | 'rejected';
 
 /** A key of a mock merchant: its text, and its mode when the text does not say (`live` vs `test`/`sandbox`). */
@@ -20,19 +20,19 @@ export interface MockKeyOptions {
   mode?: 'live' | 'sandbox';
 }
 
-/** A merchant of the mock service. Each merchant sees only its own resources (service-api.md §5.5). */
+/** A merchant of the mock service. Each merchant sees only its own resources. */
 export interface MockMerchantOptions {
   /** Merchant identifier (only used by the kit's own methods). Default `merchant_<n>`. */
   id?: string;
-  /** Default `'approved'`. A live key of a merchant whose KYC is not approved gets 403 (§5.3). */
+  /** Default `'approved'`. A live key of a merchant whose KYC is not approved gets 403. */
   kyc?: MockKycStatus;
-  /** A suspended merchant gets 403 on every call (§5.3). Default `false`. */
+  /** A suspended merchant gets 403 on every call. Default `false`. */
   suspended?: boolean;
   /** Its API keys. Default: one generated sandbox key and one generated live key. */
   keys?: Array<string | MockKeyOptions>;
 }
 
-/** A country the direct charge accepts (service-api.md §4.1): its currency, calling code and operators. */
+/** A country the direct charge accepts: its currency, calling code and operators. */
 export interface MockCountry {
   /** The operators' national currency (ISO 4217). A charge in another currency is converted to it. */
   currency: string;
@@ -45,8 +45,8 @@ export interface MockCountry {
 }
 
 /**
- * Default countries (ISO 3166-1 alpha-3) of the mock. Operator codes are the mock's choice
- * (service-api.md §4.1 calls them "operator codes" without listing them). Pass `countries` to replace
+ * Default countries (ISO 3166-1 alpha-3) of the mock. Operator codes are the mock's choice:
+ * the service does not publish its list. Pass `countries` to replace
  * the table, e.g. `{ ...DEFAULT_COUNTRIES, NER: { currency: 'XOF', callingCode: '227', providers: ['airtel'] } }`.
  */
 export const DEFAULT_COUNTRIES: Readonly<Record<string, MockCountry>> = Object.freeze({
@@ -67,7 +67,7 @@ export const DEFAULT_COUNTRIES: Readonly<Record<string, MockCountry>> = Object.f
  * Default exchange rates, `'FROM/TO'` → how many major units of TO one major unit of FROM buys.
  * The inverse of a pair is derived when only one direction is listed. Values are illustrative
  * (EUR/XOF and EUR/XAF are the fixed CFA pegs). A pair missing from the table makes a direct charge
- * in that currency fail with 422, as the service does when it has no rate (service-api.md §4.1).
+ * in that currency fail with 422, as the service does when it has no rate.
  */
 export const DEFAULT_RATES: Readonly<Record<string, number>> = Object.freeze({
   'EUR/XOF': 655.957,
@@ -91,7 +91,7 @@ export interface MockFeeInput {
   channel: 'direct' | 'checkout' | 'payment_link';
 }
 
-/** Fees of one payment, minor units. `net_amount_to_merchant` = gross − both (service-api.md §2.1). */
+/** Fees of one payment, minor units. `net_amount_to_merchant` = gross − both, as on the service. */
 export interface MockFees {
   psp_fee_amount: number;
   platform_fee_amount: number;
@@ -121,7 +121,7 @@ export interface MockChargeInput {
  * - `000001` is refused with `failure_reason: 'insufficient_funds'`,
  * - `000002` with `'payer_declined'`,
  * - `000003` with `'account_blocked'`.
- * A refused charge answers 422 with `failure_reason` (service-api.md §4.1). Every other number is accepted.
+ * A refused charge answers 422 with `failure_reason`, as the service does. Every other number is accepted.
  */
 export function defaultRefusal(charge: MockChargeInput): string | null {
   const tail = charge.phone.slice(-6);
