@@ -6,20 +6,22 @@
  *
  * Without chromium this file is skipped with one line saying how to run it; under CI=true it fails.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PaymentsClient } from 'payments-sdk';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { findExecutable } from '../helpers/executables.js';
 import { CliProcess, WebhookEndpoint } from './support.js';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const available = existsSync(CHROMIUM);
+const CHROMIUM = findExecutable(['chromium', 'chromium-browser'], process.env.CHROMIUM_PATH);
+const available = CHROMIUM !== undefined;
 if (!available) {
-  if (process.env.CI === 'true')
-    throw new Error(`chromium is required in CI for the hosted checkout test: ${CHROMIUM} is missing (.ci/run installs it).`);
-  console.warn(`skipped the browser test: no ${CHROMIUM}; run \`apt-get install -y chromium\` (or set CHROMIUM_PATH) to run it.`);
+  const where = 'no executable chromium (CHROMIUM_PATH, PATH, /usr/bin)';
+  if (process.env.CI === 'true' || process.env.CI === '1')
+    throw new Error(`chromium is required in CI for the hosted checkout test: ${where} (.ci/run installs it).`);
+  console.warn(`skipped the browser test: ${where}; run \`apt-get install -y chromium\` (or set CHROMIUM_PATH) to run it.`);
 }
 
 describe.skipIf(!available)('hosted checkout page in chromium', () => {

@@ -13,41 +13,23 @@
  *   even when paused. Call `stop()` in afterAll; every server started is also killed at exit.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
 import { createServer, Socket } from 'node:net';
-import { delimiter, join } from 'node:path';
 import { describe, it } from 'vitest';
+import { FALLBACK_DIRS, findExecutable } from './executables.js';
 
 /** Directories searched after PATH: where Debian, Fedora and Homebrew-on-Linux put redis-server. */
-export const REDIS_FALLBACK_DIRS = ['/usr/bin', '/usr/sbin', '/usr/local/bin'] as const;
+export const REDIS_FALLBACK_DIRS = FALLBACK_DIRS;
 
 /** How to get the Redis tests to run, for messages. */
 export const REDIS_INSTALL_HINT =
   'install it (Debian/Ubuntu: `apt-get install -y redis-server`; macOS: `brew install redis`) or set REDIS_SERVER=/path/to/redis-server';
-
-function isExecutableFile(path: string): boolean {
-  try {
-    if (!statSync(path).isFile()) return false;
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The redis-server binary to use, or `undefined` when there is none. Synchronous: `describe` needs it at collection. */
 export function findRedisServer(
   env: NodeJS.ProcessEnv = process.env,
   fallbackDirs: readonly string[] = REDIS_FALLBACK_DIRS,
 ): string | undefined {
-  const explicit = env.REDIS_SERVER;
-  if (explicit) return isExecutableFile(explicit) ? explicit : undefined;
-  const dirs = [...(env.PATH ?? '').split(delimiter).filter(Boolean), ...fallbackDirs];
-  for (const dir of dirs) {
-    const candidate = join(dir, 'redis-server');
-    if (isExecutableFile(candidate)) return candidate;
-  }
-  return undefined;
+  return findExecutable(['redis-server'], env.REDIS_SERVER, env, fallbackDirs);
 }
 
 /** What to do without a redis-server: run (found), fail (CI), or skip with the reason. */
