@@ -35,16 +35,29 @@ function fieldProblem(rule: FieldKind, value: unknown, path: readonly (string | 
     collectIssues(value, rule.fields, path, issues);
     return undefined;
   }
+  // The value a kind is named after first: one comparison of a table's own string per field, as
+  // every record of a page passes here.
+  switch (rule) {
+    case 'string':
+    case 'string?':
+    case 'string|null':
+    case 'string?|null':
+      if (typeof value === 'string') return undefined;
+      break;
+    case 'int':
+    case 'int?':
+      // Money is never guessed: a safe integer of minor units, as z.int() demands.
+      if (Number.isSafeInteger(value)) return undefined;
+      break;
+    default:
+      // 'id?': a number id must be exact (a safe integer); the parser keeps a longer one as its digits, in a string.
+      if (isExactId(value)) return undefined;
+  }
   if (value === undefined) return rule.includes('?') ? undefined : 'is required';
   if (value === null && rule.endsWith('|null')) return undefined;
-  if (rule.startsWith('string')) return typeof value === 'string' ? undefined : `must be a string, got ${kind(value)}`;
-  if (rule.startsWith('int')) {
-    // Money is never guessed: a safe integer of minor units, as z.int() demands.
-    if (Number.isSafeInteger(value)) return undefined;
+  if (rule.startsWith('string')) return `must be a string, got ${kind(value)}`;
+  if (rule.startsWith('int'))
     return typeof value === 'number' ? `must be an integer, got ${value}` : `must be an integer, got ${kind(value)}`;
-  }
-  // 'id?': a number id must be exact (a safe integer); the parser keeps a longer one as its digits, in a string.
-  if (isExactId(value)) return undefined;
   return `must be a string or a safe integer, got ${typeof value === 'number' ? value : kind(value)}`;
 }
 
@@ -91,13 +104,46 @@ export function parseFields(value: unknown, fields: FieldTable): Record<string, 
 const hasOwn = Object.prototype.hasOwnProperty;
 
 function copyFields(input: Record<string, unknown>, fields: FieldTable): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+  // The common case, a record whose own keys start with the table's fields in table order: zod's
+  // copy then has the input's own order, which a spread gives at a fraction of a keyed copy's cost.
+  const out: Record<string, unknown> = inOrder(input, fields) ? { ...input } : copyByName(input, fields);
+  for (const name in fields) {
+    const rule = fields[name] as FieldKind;
+    const field = out[name];
+    if (typeof rule === 'object' && field !== undefined) out[name] = copyFields(field as Record<string, unknown>, rule.fields);
+  }
+  return out;
+}
+
+/**
+ * Whether a spread of `input` has the keys, in the order, of zod's copy: its own keys begin with
+ * the table fields it has, in table order, no other key is `__proto__` (zod leaves it out), and it
+ * inherits no enumerable key (zod's `for…in` would copy one).
+ */
+function inOrder(input: Record<string, unknown>, fields: FieldTable): boolean {
+  const proto = Object.getPrototypeOf(input);
+  if (proto !== Object.prototype || !plainPrototype()) return false;
+  const keys = Object.keys(input);
+  let i = 0;
   for (const name in fields) {
     if (!(name in input)) continue;
-    const rule = fields[name] as FieldKind;
-    const field = input[name];
-    out[name] = typeof rule === 'object' && field !== undefined ? copyFields(field as Record<string, unknown>, rule.fields) : field;
+    if (keys[i] !== name) return false;
+    i++;
   }
+  for (; i < keys.length; i++) if (keys[i] === '__proto__') return false;
+  return true;
+}
+
+/** `Object.prototype` has no enumerable key (nothing was added to it by assignment). */
+function plainPrototype(): boolean {
+  for (const _ in Object.prototype) return false;
+  return true;
+}
+
+/** zod's copy, key by key: the table's fields present in `input`, then its other keys. */
+function copyByName(input: Record<string, unknown>, fields: FieldTable): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const name in fields) if (name in input) out[name] = input[name];
   copyOtherKeys(input, fields, out);
   return out;
 }
