@@ -4,8 +4,8 @@
  * a page with a problem). 9 interleaved rounds of 2,000 parses after a warm-up; median and min–max
  * of the per-parse time, and the median of per-round ratios.
  *
- *   npm exec -- esbuild bench/validate-page.ts --bundle --platform=node --format=esm --outfile=dist-bench/validate-page.mjs
- *   node dist-bench/validate-page.mjs
+ *   npm exec -- esbuild bench/validate-page.ts --bundle --platform=node --format=esm --outfile=dist/validate-page.mjs
+ *   npm exec -- node dist/validate-page.mjs
  */
 import { PaymentSchema } from '../src/schemas/payment.js';
 import { listEnvelope, parseResponse } from '../src/schemas/shared.js';

@@ -26,8 +26,9 @@ export function openEnum<const T extends string>(_known: readonly T[]): z.ZodMin
  * zod/mini walks the shape field by field. zod's compiled object parser (the one classic `z.object`
  * uses) is several times faster per record, but it is reachable only through classic `zod`, which
  * brings its whole chainable API into the client bundle, or through zod's internal constructors,
- * which a zod minor release may change. The interpreted walk costs under a microsecond per
- * payment, small beside a page's round trip; BENCHMARKS.md gives the figures.
+ * which a zod minor release may change. The records a client reads most (payments, payouts and
+ * their pages) are built by {@link tableObject} instead, whose fast path skips the walk for a
+ * valid record; BENCHMARKS.md gives the figures.
  */
 export function responseObject<S extends z.core.$ZodLooseShape>(shape: S): z.ZodMiniObject<S, z.core.$loose> {
   return z.looseObject(shape);
