@@ -118,7 +118,8 @@ function copyFields(input: Record<string, unknown>, fields: FieldTable): Record<
 /**
  * Whether a spread of `input` has the keys, in the order, of zod's copy: its own keys begin with
  * the table fields it has, in table order, no other key is `__proto__` (zod leaves it out), and it
- * inherits no enumerable key (zod's `for…in` would copy one).
+ * inherits no enumerable key (zod's `for…in` would copy one). Symbol keys are not looked for: a
+ * spread would copy one and zod would not, but a response is parsed JSON, which has none.
  */
 function inOrder(input: Record<string, unknown>, fields: FieldTable): boolean {
   const proto = Object.getPrototypeOf(input);
