@@ -5,7 +5,7 @@
  */
 import type * as z from 'zod/mini';
 import { InvalidParamsError, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
-import { isSendableDate } from '../schemas/shared.js';
+import { isSendableDate, parseResponse } from '../schemas/shared.js';
 import { isRecord } from './is-record.js';
 
 type RawIssue = z.core.$ZodIssue;
@@ -23,7 +23,7 @@ export function checkParams<T>(schema: z.ZodMiniType<T>, params: unknown, label:
 
 /** Validates a 2xx body; throws {@link ResponseValidationError} with the issues and the raw body. */
 export function checkResponse<T>(schema: z.ZodMiniType<T>, body: unknown, label = 'response'): T {
-  const result = schema.safeParse(body);
+  const result = parseResponse(schema, body);
   if (result.success) return result.data;
   throw new ResponseValidationError(toIssues(result.error.issues, body), body, label);
 }
@@ -37,7 +37,7 @@ export function checkData<T>(schema: z.ZodMiniType<T>, body: unknown, label = 'r
   if (!isRecord(body) || !('data' in body)) {
     throw new ResponseValidationError([{ path: ['data'], message: 'is required: expected an object with a "data" member' }], body, label);
   }
-  const result = schema.safeParse(body.data);
+  const result = parseResponse(schema, body.data);
   if (result.success) return result.data;
   const issues = toIssues(result.error.issues, body.data).map((issue) => ({ path: ['data', ...issue.path], message: issue.message }));
   throw new ResponseValidationError(issues, body, label);

@@ -12,9 +12,8 @@ import {
   type OpenEnum,
   phoneNumber,
   positiveMinorUnits,
-  responseObject,
-  shapeOf,
   statusFilter,
+  tableObject,
 } from './shared.js';
 
 /** Known payment states. Note the spelling `canceled`, with one l. */
@@ -58,7 +57,7 @@ export interface Payment {
 }
 
 /** Schema of {@link Payment}: loose (unknown fields kept), integer amounts, open status. */
-export const PaymentSchema: z.ZodMiniType<Payment> = responseObject(shapeOf(PAYMENT_FIELDS)) as unknown as z.ZodMiniType<Payment>;
+export const PaymentSchema: z.ZodMiniType<Payment> = tableObject(PAYMENT_FIELDS) as unknown as z.ZodMiniType<Payment>;
 
 /** Body of a direct mobile-money charge, `POST /api/v1/payments`. */
 export interface PaymentCreateParams {

@@ -10,8 +10,7 @@ import {
   type OpenEnum,
   phoneNumber,
   positiveMinorUnits,
-  responseObject,
-  shapeOf,
+  tableObject,
 } from './shared.js';
 
 /** Where a payout goes. Only the mobile-money shape is documented. */
@@ -51,7 +50,7 @@ export interface Payout {
 }
 
 /** Schema of {@link Payout}: every known field optional but typed; amount must be an integer. */
-export const PayoutSchema: z.ZodMiniType<Payout> = responseObject(shapeOf(PAYOUT_FIELDS)) as unknown as z.ZodMiniType<Payout>;
+export const PayoutSchema: z.ZodMiniType<Payout> = tableObject(PAYOUT_FIELDS) as unknown as z.ZodMiniType<Payout>;
 
 /** Body of `POST /api/v1/payouts`. Live keys only. Unknown keys pass through. */
 export interface PayoutCreateParams {

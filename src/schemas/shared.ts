@@ -6,8 +6,10 @@
 import * as z from 'zod/mini';
 import { isKnownCurrency } from '../currencies.js';
 import { isHttpUrl } from '../internal/http-url.js';
+import { isRecord } from '../internal/is-record.js';
 import { isExactId } from '../internal/json.js';
-import type { FieldKind, FieldTable } from './fields.js';
+import { copyOtherKeys, parseFields } from './field-check.js';
+import { type FieldKind, type FieldTable, PAGE_LINKS_FIELDS, PAGE_META_FIELDS } from './fields.js';
 
 /** A string enum that stays open: the known literals, or any other string the service adds later. */
 export type OpenEnum<T extends string> = T | (string & {});
@@ -24,8 +26,9 @@ export function openEnum<const T extends string>(_known: readonly T[]): z.ZodMin
  * zod/mini walks the shape field by field. zod's compiled object parser (the one classic `z.object`
  * uses) is several times faster per record, but it is reachable only through classic `zod`, which
  * brings its whole chainable API into the client bundle, or through zod's internal constructors,
- * which a zod minor release may change. The interpreted walk costs under a microsecond per
- * payment, small beside a page's round trip; BENCHMARKS.md gives the figures.
+ * which a zod minor release may change. The records a client reads most (payments, payouts and
+ * their pages) are built by {@link tableObject} instead, whose fast path skips the walk for a
+ * valid record; BENCHMARKS.md gives the figures.
  */
 export function responseObject<S extends z.core.$ZodLooseShape>(shape: S): z.ZodMiniObject<S, z.core.$loose> {
   return z.looseObject(shape);
@@ -135,6 +138,8 @@ function fieldSchema(kind: FieldKind): z.core.$ZodType {
       return z.optional(z.string());
     case 'string|null':
       return nullableString;
+    case 'string?|null':
+      return z.optional(nullableString);
     case 'int':
       return minorUnits;
     case 'int?':
@@ -142,7 +147,7 @@ function fieldSchema(kind: FieldKind): z.core.$ZodType {
     case 'id?':
       return z.optional(exactId);
     default:
-      return kind.optional ? z.optional(responseObject(shapeOf(kind.fields))) : responseObject(shapeOf(kind.fields));
+      return kind.optional ? z.optional(tableObject(kind.fields)) : tableObject(kind.fields);
   }
 }
 
@@ -156,35 +161,89 @@ export function shapeOf(fields: FieldTable): z.core.$ZodLooseShape {
   return shape;
 }
 
+/**
+ * A parser that skips zod's walk for a valid value: the value zod would return, or `undefined` when
+ * zod must decide (the value has a problem, and zod words the issues).
+ */
+type FastParser = (value: unknown) => unknown;
+
+/** The fast parsers of the schemas built from field tables (and of their list envelopes). */
+const fastParsers = new WeakMap<object, FastParser>();
+
+/**
+ * The response object schema of a field table of ./fields.ts: `responseObject(shapeOf(fields))`,
+ * with a fast path registered for {@link parseResponse}. zod/mini's object walk is interpreted,
+ * field by field; the table's own check (./field-check.ts) decides a valid record several times
+ * faster and builds the same value, so zod runs only on a record that has a problem.
+ */
+export function tableObject(fields: FieldTable): z.ZodMiniObject<z.core.$ZodLooseShape, z.core.$loose> {
+  const schema = responseObject(shapeOf(fields));
+  fastParsers.set(schema, (value) => parseFields(value, fields));
+  return schema;
+}
+
+/**
+ * The fast path alone: what `schema` returns for `value` when its fast parser accepts it, or
+ * `undefined` when there is no fast parser or it leaves the decision to zod.
+ */
+export function fastParse(schema: object, value: unknown): unknown {
+  return fastParsers.get(schema)?.(value);
+}
+
+/**
+ * Validates a response value against `schema`, as `schema.safeParse` does. A schema built by
+ * {@link tableObject} (or a {@link listEnvelope} of one) first tries its fast path, which returns
+ * the very value zod would for a valid input; any other input, and any other schema, goes to zod,
+ * so a failure carries zod's own issues.
+ */
+export function parseResponse<T>(schema: z.ZodMiniType<T>, value: unknown): z.core.util.SafeParseResult<T> {
+  const fast = fastParse(schema, value);
+  if (fast !== undefined) return { success: true, data: fast as T };
+  return schema.safeParse(value);
+}
+
 /** Schema of {@link PageLinks}. */
-export const PageLinksSchema: z.ZodMiniType<PageLinks> = responseObject({
-  first: z.optional(nullableString),
-  last: z.optional(nullableString),
-  prev: z.optional(nullableString),
-  next: nullableString,
-}) as z.ZodMiniType<PageLinks>;
+export const PageLinksSchema: z.ZodMiniType<PageLinks> = tableObject(PAGE_LINKS_FIELDS) as unknown as z.ZodMiniType<PageLinks>;
 
 /** Schema of {@link PageMeta}. */
-export const PageMetaSchema: z.ZodMiniType<PageMeta> = responseObject({
-  current_page: z.int(),
-  last_page: z.int(),
-  per_page: z.int(),
-  total: z.int(),
-});
+export const PageMetaSchema: z.ZodMiniType<PageMeta> = tableObject(PAGE_META_FIELDS) as unknown as z.ZodMiniType<PageMeta>;
 
 const envelopes = new WeakMap<object, z.ZodMiniType<ListEnvelope<unknown>>>();
+const ENVELOPE_KEYS = { data: true, links: true, meta: true };
 
 /**
  * Schema of a {@link ListEnvelope} of `item`, built once per item schema: zod compiles an object
- * schema on its first parse, and `list()` would otherwise pay that on every call.
+ * schema on its first parse, and `list()` would otherwise pay that on every call. When `item` has
+ * a fast path, so has the envelope.
  */
 export function listEnvelope<T>(item: z.ZodMiniType<T>): z.ZodMiniType<ListEnvelope<T>> {
   let schema = envelopes.get(item);
   if (!schema) {
     schema = responseObject({ data: z.array(item), links: PageLinksSchema, meta: PageMetaSchema }) as z.ZodMiniType<ListEnvelope<unknown>>;
     envelopes.set(item, schema);
+    const fastItem = fastParsers.get(item);
+    if (fastItem) fastParsers.set(schema, (value) => parseEnvelope(value, fastItem));
   }
   return schema as z.ZodMiniType<ListEnvelope<T>>;
+}
+
+/** The fast path of a list envelope: what its zod schema returns for a valid page, else `undefined`. */
+function parseEnvelope(value: unknown, parseItem: FastParser): unknown {
+  if (!isRecord(value)) return undefined;
+  const items = value.data;
+  if (!Array.isArray(items)) return undefined;
+  const data: unknown[] = new Array(items.length);
+  for (let i = 0; i < items.length; i++) {
+    const parsed = parseItem(items[i]);
+    if (parsed === undefined) return undefined;
+    data[i] = parsed;
+  }
+  const links = parseFields(value.links, PAGE_LINKS_FIELDS);
+  const meta = links && parseFields(value.meta, PAGE_META_FIELDS);
+  if (!meta) return undefined;
+  const out: Record<string, unknown> = { data, links, meta };
+  copyOtherKeys(value, ENVELOPE_KEYS, out);
+  return out;
 }
 
 /** A calendar date for list filters: `'YYYY-MM-DD'` or a `Date` (sent as its UTC date). */

@@ -4,8 +4,8 @@
  *
  * `data` is checked here without zod, which would more than double the size of
  * `payments-sdk/webhooks`. The check reads the same field tables (../schemas/fields.ts) that
- * `PaymentSchema` and `PayoutSchema` are built from: known fields typed, money in integers, unknown
- * fields and new enum values kept.
+ * `PaymentSchema` and `PayoutSchema` are built from, through ../schemas/field-check.ts: known fields
+ * typed, money in integers, unknown fields and new enum values kept.
  *
  * @module
  */
@@ -13,7 +13,8 @@ import { type ValidationIssue, WebhookVerificationError } from '../core/errors.j
 import { formatIssues } from '../internal/format-issues.js';
 import { isRecord } from '../internal/is-record.js';
 import { isExactId } from '../internal/json.js';
-import { type FieldKind, type FieldTable, PAYMENT_FIELDS, PAYOUT_FIELDS } from '../schemas/fields.js';
+import { collectIssues, kind } from '../schemas/field-check.js';
+import { type FieldTable, PAYMENT_FIELDS, PAYOUT_FIELDS } from '../schemas/fields.js';
 import type { Payment } from '../schemas/payment.js';
 import type { Payout } from '../schemas/payout.js';
 
@@ -87,43 +88,6 @@ export type WebhookEventOf<T extends string> = T extends PaymentEventType
     ? PayoutWebhookEvent<T>
     : UnknownWebhookEvent;
 
-/** The problem with one value of a field, or `undefined` when it is fine; nested issues go to `issues`. */
-function fieldProblem(rule: FieldKind, value: unknown, path: readonly (string | number)[], issues: ValidationIssue[]): string | undefined {
-  if (typeof rule === 'object') {
-    if (value === undefined) return rule.optional ? undefined : 'is required';
-    if (!isRecord(value)) return `must be an object, got ${kind(value)}`;
-    collectIssues(value, rule.fields, path, issues);
-    return undefined;
-  }
-  if (value === undefined) return rule.endsWith('?') ? undefined : 'is required';
-  if (value === null && rule === 'string|null') return undefined;
-  if (rule.startsWith('string')) return typeof value === 'string' ? undefined : `must be a string, got ${kind(value)}`;
-  if (rule.startsWith('int')) {
-    // Money is never guessed: a safe integer of minor units, as z.int() demands.
-    if (Number.isSafeInteger(value)) return undefined;
-    return typeof value === 'number' ? `must be an integer, got ${value}` : `must be an integer, got ${kind(value)}`;
-  }
-  // 'id?': a number id must be exact (a safe integer); the parser keeps a longer one as its digits, in a string.
-  if (isExactId(value)) return undefined;
-  return `must be a string or a safe integer, got ${typeof value === 'number' ? value : kind(value)}`;
-}
-
-/** Pushes to `issues` one issue per bad field of `record`, at `path` + the field's name. */
-function collectIssues(
-  record: Record<string, unknown>,
-  fields: FieldTable,
-  path: readonly (string | number)[],
-  issues: ValidationIssue[],
-): void {
-  // for…in, not Object.entries: no array per call on the hot path (the tables are plain literals).
-  for (const name in fields) {
-    const rule = fields[name] as FieldKind;
-    // A path array only where it is used: a nested table or a bad field.
-    const problem = fieldProblem(rule, record[name], typeof rule === 'object' ? [...path, name] : path, issues);
-    if (problem) issues.push({ path: [...path, name], message: problem });
-  }
-}
-
 /** Checks `data` against a field table; returns one issue per bad field, paths under `data`. */
 export function dataIssues(data: unknown, fields: FieldTable): ValidationIssue[] {
   if (!isRecord(data)) return [{ path: ['data'], message: `must be an object, got ${kind(data)}` }];
@@ -179,12 +143,4 @@ export function toWebhookEvent(body: unknown): WebhookEvent | UnknownWebhookEven
   return { id: eventId, type: eventType, data } as WebhookEvent;
 }
 
-/** "an object", "a string", "null"...: what a value is, for messages (never the value itself). */
-export function kind(value: unknown): string {
-  if (value === null) return 'null';
-  if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return 'an array';
-  if (value === '') return 'an empty string';
-  const type = typeof value;
-  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
-}
+export { kind };
