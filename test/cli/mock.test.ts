@@ -74,9 +74,13 @@ describe('payments-sdk mock', () => {
       currency: 'XOF',
       destination: { type: 'mobile_money', country: 'SEN', provider: 'wave', phone: '221781234567' },
     });
-    await endpoint.waitFor((r) => r.type === 'payout.completed' && r.data.id === payout.id, 'payout.completed');
+    // Deliveries are posted as each step happens, without waiting for the previous answer (as the
+    // service may deliver out of order): wait for all three, then check there is one per step.
+    for (const step of ['payout.approved', 'payout.processing', 'payout.completed']) {
+      await endpoint.waitFor((r) => r.type === step && r.data.id === payout.id, step);
+    }
     const steps = endpoint.received.filter((r) => r.data.id === payout.id).map((r) => r.type);
-    expect(steps).toEqual(['payout.approved', 'payout.processing', 'payout.completed']);
+    expect(steps.sort()).toEqual(['payout.approved', 'payout.completed', 'payout.processing']);
     expect((await live.payouts.retrieve(String(payout.id))).status).toBe('completed');
   });
 
