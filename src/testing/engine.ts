@@ -13,41 +13,11 @@ import * as creations from './engine/creations.js';
 import { expireDueSessions } from './engine/expiry.js';
 import { idempotentReplay, rememberIdempotent } from './engine/idempotency.js';
 import { authenticate, emptyAllPartitions, partitionOfKey, setMerchant } from './engine/merchants.js';
-import type {
-  Envelope,
-  Found,
-  ListKind,
-  MockKeyInfo,
-  MockPayerOptions,
-  MockPaymentLinkStatus,
-  MockPayoutStatus,
-  MockWebhookEvent,
-  Partition,
-  Stored,
-  StoredPayment,
-  WalletRecord,
-} from './engine/model.js';
+import type * as model from './engine/model.js';
 import { list, retrieve, wallets } from './engine/reads.js';
 import { applySeed } from './engine/seed.js';
 import { createEngineState, type EngineState } from './engine/state.js';
 import type { MockKycStatus, MockSeed, MockServiceOptions } from './options.js';
-
-export { LINK_UNAVAILABLE } from './engine/actions.js';
-export { IDEMPOTENCY_TTL_MS } from './engine/idempotency.js';
-export {
-  type Envelope,
-  type KeyMode,
-  type ListKind,
-  type MerchantState,
-  MOCK_PAYMENT_LINK_STATUSES,
-  MOCK_PAYOUT_STATUSES,
-  type MockKeyInfo,
-  type MockPayerOptions,
-  type MockPaymentLinkStatus,
-  type MockPayoutStatus,
-  type MockWebhookEvent,
-  type Partition,
-} from './engine/model.js';
 
 /** The whole model. One instance per `createMockService()`. */
 export class Engine {
@@ -86,7 +56,7 @@ export class Engine {
   }
 
   /** Every configured key. */
-  get keys(): readonly MockKeyInfo[] {
+  get keys(): readonly model.MockKeyInfo[] {
     return this.#state.merchants.keys;
   }
 
@@ -111,12 +81,12 @@ export class Engine {
   // Merchants and keys
 
   /** The partition of an `Authorization` header, or the 401/403 the service answers. */
-  authenticate(authorization: string | null): Partition {
+  authenticate(authorization: string | null): model.Partition {
     return authenticate(this.#state.merchants, authorization);
   }
 
   /** The partition of a configured key, for the kit's own methods. */
-  partitionOfKey(key: string | undefined): Partition {
+  partitionOfKey(key: string | undefined): model.Partition {
     return partitionOfKey(this.#state.merchants, key);
   }
 
@@ -134,34 +104,34 @@ export class Engine {
   // Idempotency
 
   /** The stored answer of a repeated `Idempotency-Key`, `undefined` for a new one, or a 409 for other content. */
-  idempotentReplay(partition: Partition, scope: string, key: string, fingerprint: string): unknown {
+  idempotentReplay(partition: model.Partition, scope: string, key: string, fingerprint: string): unknown {
     return idempotentReplay(partition, this.now(), scope, key, fingerprint);
   }
 
   /** Remembers the 201 answer of a creation under its key. */
-  rememberIdempotent(partition: Partition, scope: string, key: string, fingerprint: string, body: unknown): void {
+  rememberIdempotent(partition: model.Partition, scope: string, key: string, fingerprint: string, body: unknown): void {
     rememberIdempotent(partition, this.now(), scope, key, fingerprint, body);
   }
 
   // Creations
 
   /** `POST /api/v1/payments`. */
-  createDirectCharge(partition: Partition, input: Record<string, unknown>): Payment {
+  createDirectCharge(partition: model.Partition, input: Record<string, unknown>): Payment {
     return creations.createDirectCharge(this.#state, partition, input);
   }
 
   /** `POST /api/v1/checkout-sessions`. */
-  createCheckoutSession(partition: Partition, input: Record<string, unknown>): CheckoutSession {
+  createCheckoutSession(partition: model.Partition, input: Record<string, unknown>): CheckoutSession {
     return creations.createCheckoutSession(this.#state, partition, input);
   }
 
   /** `POST /api/v1/payouts`. */
-  createPayout(partition: Partition, input: Record<string, unknown>): Payout {
+  createPayout(partition: model.Partition, input: Record<string, unknown>): Payout {
     return creations.createPayout(this.#state, partition, input);
   }
 
   /** `POST /api/v1/payment-links`. */
-  createPaymentLink(partition: Partition, input: Record<string, unknown>): PaymentLink {
+  createPaymentLink(partition: model.Partition, input: Record<string, unknown>): PaymentLink {
     return creations.createPaymentLink(this.#state, partition, input);
   }
 
@@ -173,54 +143,59 @@ export class Engine {
   // Reads
 
   /** `GET /…/{id}`: the resource, or 404. */
-  retrieve(partition: Partition, kind: ListKind, id: string): unknown {
+  retrieve(partition: model.Partition, kind: model.ListKind, id: string): unknown {
     return retrieve(partition, kind, id);
   }
 
   /** `GET /api/v1/wallets`. */
-  wallets(partition: Partition): WalletRecord[] {
+  wallets(partition: model.Partition): model.WalletRecord[] {
     return wallets(partition);
   }
 
   /** A list endpoint's answer for the request `url`. */
-  list(partition: Partition, kind: ListKind, url: URL): Envelope<unknown> {
+  list(partition: model.Partition, kind: model.ListKind, url: URL): model.Envelope<unknown> {
     return list(this.#state, partition, kind, url);
   }
 
   // Actions: what the service does on its own
 
   /** A payment by `uuid`, in any merchant's data. */
-  findPayment(id: string): Found<StoredPayment> | undefined {
+  findPayment(id: string): model.Found<model.StoredPayment> | undefined {
     return actions.findPayment(this.#state, id);
   }
 
   /** A checkout session by reference, in any merchant's data. */
-  findSession(reference: string): Found<Stored<CheckoutSession>> | undefined {
+  findSession(reference: string): model.Found<model.Stored<CheckoutSession>> | undefined {
     return actions.findSession(this.#state, reference);
   }
 
   /** A payout by `id`, in any merchant's data. */
-  findPayout(id: string): Found<Stored<Payout>> | undefined {
+  findPayout(id: string): model.Found<model.Stored<Payout>> | undefined {
     return actions.findPayout(this.#state, id);
   }
 
   /** A payment link by `uuid`, slug or `url`. */
-  findLink(id: string): Found<Stored<PaymentLink>> | undefined {
+  findLink(id: string): model.Found<model.Stored<PaymentLink>> | undefined {
     return actions.findLink(this.#state, id);
   }
 
   /** Decides a pending payment; returns the event. */
-  decidePayment(id: string, outcome: 'succeeded' | 'failed', failureReason?: string): MockWebhookEvent {
+  decidePayment(id: string, outcome: 'succeeded' | 'failed', failureReason?: string): model.MockWebhookEvent {
     return actions.decidePayment(this.#state, id, outcome, failureReason);
   }
 
   /** The customer starts paying a checkout session on the hosted page. */
-  startSessionPayment(reference: string, payer: MockPayerOptions = {}): Payment {
+  startSessionPayment(reference: string, payer: model.MockPayerOptions = {}): Payment {
     return actions.startSessionPayment(this.#state, reference, payer);
   }
 
   /** Pays a checkout session; returns the payment's event. */
-  paySession(reference: string, outcome: 'succeeded' | 'failed', payer: MockPayerOptions = {}, failureReason?: string): MockWebhookEvent {
+  paySession(
+    reference: string,
+    outcome: 'succeeded' | 'failed',
+    payer: model.MockPayerOptions = {},
+    failureReason?: string,
+  ): model.MockWebhookEvent {
     return actions.paySession(this.#state, reference, outcome, payer, failureReason);
   }
 
@@ -232,18 +207,18 @@ export class Engine {
   /** A customer pays a payment link; returns the payment's event. */
   payPaymentLink(
     id: string,
-    options: { amount?: number; outcome: 'succeeded' | 'failed'; failure_reason?: string } & MockPayerOptions,
-  ): MockWebhookEvent {
+    options: { amount?: number; outcome: 'succeeded' | 'failed'; failure_reason?: string } & model.MockPayerOptions,
+  ): model.MockWebhookEvent {
     return actions.payPaymentLink(this.#state, id, options);
   }
 
   /** Sets a payment link's state, as the merchant dashboard does. */
-  setPaymentLinkStatus(id: string, status: MockPaymentLinkStatus): PaymentLink {
+  setPaymentLinkStatus(id: string, status: model.MockPaymentLinkStatus): PaymentLink {
     return actions.setPaymentLinkStatus(this.#state, id, status);
   }
 
   /** Moves a payout one step; returns the event. */
-  movePayout(id: string, to: MockPayoutStatus | undefined, failureReason?: string): MockWebhookEvent {
+  movePayout(id: string, to: model.MockPayoutStatus | undefined, failureReason?: string): model.MockWebhookEvent {
     return actions.movePayout(this.#state, id, to, failureReason);
   }
 

@@ -12,7 +12,7 @@ import type { Payout } from '../../schemas/payout.js';
 import { addError, type FieldErrors, isEmpty, validationBody } from '../field-rules.js';
 import { isoWithOffset, ulid } from '../ids.js';
 import { MockServiceError } from '../mock-errors.js';
-import { credit, newPayment, newSession, payerFor } from './creations.js';
+import { credit, NO_PAYER_OR_RETURN_URLS, newPayment, newSession, payerFor } from './creations.js';
 import { expireDueSessions } from './expiry.js';
 import { allPartitions } from './merchants.js';
 import type {
@@ -193,11 +193,7 @@ export function payPaymentLink(
     amount: amount as number,
     currency: link.currency as string,
     description: typeof link.title === 'string' ? link.title : null,
-    payer_name: null,
-    payer_email: null,
-    payer_phone: null,
-    success_url: null,
-    cancel_url: null,
+    ...NO_PAYER_OR_RETURN_URLS,
     metadata: { payment_link: link.uuid },
   });
   return paySession(state, session.data.reference, options.outcome, options, options.failure_reason);

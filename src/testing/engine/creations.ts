@@ -24,6 +24,15 @@ export type SessionFields = Partial<CheckoutSession> &
     'amount' | 'currency' | 'description' | 'payer_name' | 'payer_email' | 'payer_phone' | 'success_url' | 'cancel_url' | 'metadata'
   >;
 
+/** A session made by the mock itself (a seed, a payment link) has no payer details and no return URLs. */
+export const NO_PAYER_OR_RETURN_URLS = {
+  payer_name: null,
+  payer_email: null,
+  payer_phone: null,
+  success_url: null,
+  cancel_url: null,
+} as const;
+
 /** What a new payment needs; fees, net amount, ids and timestamp are filled in unless given. */
 export interface PaymentSpec {
   gross: number;

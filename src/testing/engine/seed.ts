@@ -5,7 +5,7 @@ import { isoWithOffset, uuid } from '../ids.js';
 import { MockServiceError } from '../mock-errors.js';
 import type { MockSeed } from '../options.js';
 import { toMs } from './clock.js';
-import { newLink, newPayment, newSession, payerFor, storePayout } from './creations.js';
+import { NO_PAYER_OR_RETURN_URLS, newLink, newPayment, newSession, payerFor, storePayout } from './creations.js';
 import type { Partition } from './model.js';
 import type { EngineState } from './state.js';
 
@@ -25,11 +25,7 @@ export function applySeed(state: EngineState, partition: Partition, seed: MockSe
         amount: 5000,
         currency: 'XOF',
         description: null,
-        payer_name: null,
-        payer_email: null,
-        payer_phone: null,
-        success_url: null,
-        cancel_url: null,
+        ...NO_PAYER_OR_RETURN_URLS,
         metadata: {},
         ...structuredClone(s),
       },
