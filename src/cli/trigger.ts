@@ -5,7 +5,7 @@
  */
 import type { Command } from 'commander';
 import { PaymentsClient } from '../client.js';
-import { MOCK_PAYOUT_STATUSES } from '../testing/engine.js';
+import { MOCK_PAYOUT_STATUSES } from '../testing/engine/model.js';
 import { MockServiceError } from '../testing/mock-errors.js';
 import { createMockService, type MockService } from '../testing/mock-service.js';
 import { CliError, EXIT, type GlobalOptions, printJson } from './shared.js';

@@ -16,17 +16,17 @@
  * @packageDocumentation
  */
 export type { DeliverOptions, WebhookDelivery, WebhookDeliveryHeaders, WebhookTarget } from './delivery.js';
+export { LINK_UNAVAILABLE } from './engine/actions.js';
+export { IDEMPOTENCY_TTL_MS } from './engine/idempotency.js';
 export {
-  IDEMPOTENCY_TTL_MS,
   type KeyMode,
-  LINK_UNAVAILABLE,
   MOCK_PAYMENT_LINK_STATUSES,
   MOCK_PAYOUT_STATUSES,
   type MockKeyInfo,
   type MockPayerOptions,
   type MockPaymentLinkStatus,
   type MockPayoutStatus,
-} from './engine.js';
+} from './engine/model.js';
 export type { FieldErrors } from './field-rules.js';
 export { MockServiceError } from './mock-errors.js';
 export {

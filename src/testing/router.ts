@@ -4,7 +4,8 @@
  * middleware stack runs them), JSON framing. Web APIs only.
  */
 import { isRecord } from '../internal/is-record.js';
-import type { Engine, ListKind, Partition } from './engine.js';
+import type { ListKind, Partition } from './engine/model.js';
+import type { Engine } from './engine.js';
 import { HttpAnswer } from './mock-errors.js';
 
 const RESOURCES = new Set<string>(['payments', 'checkout-sessions', 'payouts', 'payment-links', 'wallets']);
