@@ -197,7 +197,7 @@ async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T, void, 
 /** The young generation's size at which an export stops letting it grow (16 MB: two 8 MB semi-spaces). */
 const YOUNG_GENERATION_CAP = 16 * 1024 * 1024;
 /** How much the old generation's use may grow between two full collections during an export. */
-const OLD_GENERATION_SLACK = 8 * 1024 * 1024;
+const OLD_GENERATION_SLACK = 4 * 1024 * 1024;
 
 /**
  * Keeps an export's memory flat; called after each page. An export allocates fast and briefly (a
