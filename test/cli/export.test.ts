@@ -175,3 +175,36 @@ describe('payments-sdk export', () => {
     expect(bad.stderr).toContain('--from must be YYYY-MM-DD');
   });
 });
+
+describe('payments-sdk export, memory', () => {
+  const ROWS = 20_000;
+  const big = createMockService({
+    seed: { payments: Array.from({ length: ROWS }, (_, i) => ({ gross_amount: 500 + i, currency: i % 4 === 0 ? 'GHS' : 'XOF' })) },
+  });
+  let bigServer: MockHttpServer;
+  beforeAll(async () => {
+    bigServer = await startServer((request) => big.fetch(request));
+  });
+  afterAll(() => bigServer.close());
+
+  it("keeps V8's young generation at 16 MB and collects the old generation as it grows, over a 200-page export", async () => {
+    // Reports the child's new-space size as it exits, from inside the child.
+    const probe =
+      'data:text/javascript,import v8 from "node:v8";process.on("exit",()=>process.stderr.write("new_space="+v8.getHeapSpaceStatistics().find(s=>s.space_name==="new_space").space_size+"\\n"))';
+    const out = join(dir, 'big.csv');
+    // --trace-gc prints each collection on stdout (the CSV goes to a file); a requested full
+    // collection shows as "Mark-Compact … testing". Unhelped, V8 grows the young generation towards
+    // 128 MB and leaves the old generation uncollected over so short a run.
+    const child = spawn(process.execPath, ['--trace-gc', '--import', probe, cliPath, 'export', 'payments', '--out', out], {
+      env: childEnv({ PAYMENTS_API_KEY: big.apiKey, PAYMENTS_BASE_URL: bigServer.url }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const result = await collect(child);
+    expect(result.code).toBe(0);
+    expect(readCsv(out)).toHaveLength(ROWS);
+    const newSpace = Number(/new_space=(\d+)/.exec(result.stderr)?.[1]);
+    expect(newSpace).toBeGreaterThan(0);
+    expect(newSpace).toBeLessThanOrEqual(16 * 1024 * 1024);
+    expect(result.stdout).toMatch(/Mark-Compact.*testing/);
+  }, 60_000);
+});
