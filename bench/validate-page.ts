@@ -7,8 +7,10 @@
  *   npm exec -- esbuild bench/validate-page.ts --bundle --platform=node --format=esm --outfile=dist/validate-page.mjs
  *   npm exec -- node dist/validate-page.mjs
  */
+
+import { listEnvelope } from '../src/schemas/list-envelope.js';
 import { PaymentSchema } from '../src/schemas/payment.js';
-import { listEnvelope, parseResponse } from '../src/schemas/shared.js';
+import { parseResponse } from '../src/schemas/response-objects.js';
 import { benchPayment, PER_PAGE } from './fixtures.js';
 
 const page = JSON.parse(

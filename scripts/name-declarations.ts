@@ -19,10 +19,12 @@ const dist = fileURLToPath(new URL('../dist/', import.meta.url));
 const NAMES: Record<string, string> = {
   // src/core/errors.ts: PaymentsError and its subclasses, shared by every entry.
   errors: 'errors',
-  // src/schemas/shared.ts, payment.ts, payout.ts: the Payment and Payout types, their schemas and the list types.
+  // src/schemas/primitives.ts, list-params.ts, payment.ts, payout.ts: the Payment and Payout types, their schemas and the list types.
   payout: 'payment-and-payout',
   // The same chunk when rollup's last module is payment.ts (the order changes with who imports the schemas).
   payment: 'payment-and-payout',
+  // src/schemas/checkout-session.ts, payment-link.ts, wallet.ts: their types and schemas, shared by the main and schemas entries.
+  wallet: 'checkout-link-and-wallet',
 };
 
 const CHUNK = /^(?<name>[a-z-]+)-(?<hash>[A-Za-z0-9_-]{8})\.d\.(?<ext>c?ts)$/;

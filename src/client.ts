@@ -6,6 +6,7 @@
  * `waitForCompletion` and `findPayment`, are built on those calls).
  */
 
+import type * as z from 'zod/mini';
 import { APIPromise, type WithResponse } from './core/api-promise.js';
 import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from './internal/config.js';
 import { MAX_TIMER_MS } from './internal/durations.js';
@@ -19,8 +20,7 @@ import { Payments } from './resources/payments.js';
 import { Payouts } from './resources/payouts.js';
 import { Wallets } from './resources/wallets.js';
 import { Webhooks } from './resources/webhooks.js';
-import type { z } from './schemas/shared.js';
-import { listEnvelope } from './schemas/shared.js';
+import { listEnvelope } from './schemas/list-envelope.js';
 import { VERSION } from './version.js';
 
 export type { ClientMode };

@@ -75,10 +75,12 @@ export {
   type CheckoutSessionListParams,
   type CheckoutSessionStatus,
 } from './schemas/checkout-session.js';
+export type { ListEnvelope, PageLinks, PageMeta } from './schemas/list-envelope.js';
+export type { DateFilter, ListParamsBase } from './schemas/list-params.js';
 export { PAYMENT_STATUSES, type Payment, type PaymentCreateParams, type PaymentListParams, type PaymentStatus } from './schemas/payment.js';
 export type { PaymentLink, PaymentLinkCreateParams, PaymentLinkListParams } from './schemas/payment-link.js';
 export type { Payout, PayoutCreateParams, PayoutDestination, PayoutListParams } from './schemas/payout.js';
-export type { DateFilter, ListEnvelope, ListParamsBase, OpenEnum, PageLinks, PageMeta } from './schemas/shared.js';
+export type { OpenEnum } from './schemas/primitives.js';
 export type { Wallet } from './schemas/wallet.js';
 export { VERSION } from './version.js';
 export * from './webhooks/index.js';

@@ -6,7 +6,7 @@
  */
 
 import { API_PREFIX } from '../internal/config.js';
-import type { ListEnvelope, PageLinks, PageMeta } from '../schemas/shared.js';
+import type { ListEnvelope, PageLinks, PageMeta } from '../schemas/list-envelope.js';
 import { APIPromise, type WithResponse } from './api-promise.js';
 import { PaymentsError } from './errors.js';
 

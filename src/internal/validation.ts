@@ -5,7 +5,8 @@
  */
 import type * as z from 'zod/mini';
 import { InvalidParamsError, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
-import { isSendableDate, parseResponse } from '../schemas/shared.js';
+import { isSendableDate } from '../schemas/list-params.js';
+import { parseResponse } from '../schemas/response-objects.js';
 import { isRecord } from './is-record.js';
 
 type RawIssue = z.core.$ZodIssue;
@@ -85,7 +86,7 @@ function describe(issue: RawIssue, value: unknown): string {
       if (issue.format === 'url') return `must be an http(s) URL, got ${show(value)}`;
       return `has an invalid format, got ${show(value)}`;
     case 'custom':
-      // A format checked by a refinement rather than by zod's own (schemas/shared.ts httpUrl).
+      // A format checked by a refinement rather than by zod's own (schemas/primitives.ts httpUrl).
       if (issue.params?.format === 'url') return `must be an http(s) URL, got ${show(value)}`;
       return `is invalid, got ${show(value)}`;
     case 'invalid_value':

@@ -1,21 +1,19 @@
 import * as z from 'zod/mini';
 import type { CurrencyCode } from '../currencies.js';
+import { type ListParamsBase, listParamsShape, statusFilter } from './list-params.js';
 import {
   boundedString,
   currencyCode,
   email,
   httpUrl,
-  type ListParamsBase,
-  listParamsShape,
   minorUnits,
   nullableString,
   type OpenEnum,
   openEnum,
   plainObject,
   positiveMinorUnits,
-  responseObject,
-  statusFilter,
-} from './shared.js';
+} from './primitives.js';
+import { responseObject } from './response-objects.js';
 
 /** Known checkout-session states. Note the spelling `cancelled`, with two l's. */
 export const CHECKOUT_SESSION_STATUSES = ['created', 'pending_payment', 'completed', 'expired', 'cancelled'] as const;

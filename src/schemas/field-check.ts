@@ -2,7 +2,7 @@
  * The zod-free reading of the field tables of ./fields.ts, shared by two places:
  * - the webhook entry, which checks an event's `data` with it and reports one issue per bad field
  *   (zod would more than double the size of `payments-sdk/webhooks`);
- * - the response fast path of ./shared.ts, which accepts a record when this check finds nothing
+ * - the response fast path of ./response-objects.ts, which accepts a record when this check finds nothing
  *   wrong and builds the same value zod's `z.looseObject` would, so that zod runs only on a record
  *   that has a problem (and then reports it in its own words).
  *

@@ -1,7 +1,7 @@
 /**
  * The fields of the response records (a payment, a payout, a list envelope's `links` and `meta`),
  * described once, as plain data. The zod schemas of `payments-sdk/schemas` are built from these
- * tables (`tableObject` in ./shared.ts); the zod-free check of ./field-check.ts reads the same tables,
+ * tables (`tableObject` in ./response-objects.ts); the zod-free check of ./field-check.ts reads the same tables,
  * for the webhook entry (which must stay free of zod to stay small) and for the responses' fast path.
  * Both checkers are generated from one table and so cannot disagree.
  *

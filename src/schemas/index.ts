@@ -13,18 +13,10 @@
  * @packageDocumentation
  */
 export * from './checkout-session.js';
+export { type ListEnvelope, listEnvelope, type PageLinks, PageLinksSchema, type PageMeta, PageMetaSchema } from './list-envelope.js';
+export type { DateFilter, ListParamsBase } from './list-params.js';
 export * from './payment.js';
 export * from './payment-link.js';
 export * from './payout.js';
-export {
-  type DateFilter,
-  type ListEnvelope,
-  type ListParamsBase,
-  listEnvelope,
-  type OpenEnum,
-  type PageLinks,
-  PageLinksSchema,
-  type PageMeta,
-  PageMetaSchema,
-} from './shared.js';
+export type { OpenEnum } from './primitives.js';
 export * from './wallet.js';

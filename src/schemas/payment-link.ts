@@ -1,15 +1,8 @@
 import * as z from 'zod/mini';
 import type { CurrencyCode } from '../currencies.js';
-import {
-  currencyCode,
-  type ListParamsBase,
-  listParamsShape,
-  minorUnits,
-  nonEmptyString,
-  type OpenEnum,
-  positiveMinorUnits,
-  responseObject,
-} from './shared.js';
+import { type ListParamsBase, listParamsShape } from './list-params.js';
+import { currencyCode, minorUnits, nonEmptyString, type OpenEnum, positiveMinorUnits } from './primitives.js';
+import { responseObject } from './response-objects.js';
 
 /**
  * A reusable payment link. Only partly documented: known fields typed, the rest

@@ -1,20 +1,18 @@
 import * as z from 'zod/mini';
 import type { CurrencyCode } from '../currencies.js';
 import { PAYMENT_FIELDS } from './fields.js';
+import { type ListParamsBase, listParamsShape, statusFilter } from './list-params.js';
 import {
   boundedString,
   countryCode,
   currencyCode,
   email,
-  type ListParamsBase,
-  listParamsShape,
   nonEmptyString,
   type OpenEnum,
   phoneNumber,
   positiveMinorUnits,
-  statusFilter,
-  tableObject,
-} from './shared.js';
+} from './primitives.js';
+import { tableObject } from './response-objects.js';
 
 /** Known payment states. Note the spelling `canceled`, with one l. */
 export const PAYMENT_STATUSES = ['pending', 'processing', 'succeeded', 'failed', 'canceled', 'expired', 'refunded', 'disputed'] as const;

@@ -1,17 +1,9 @@
 import * as z from 'zod/mini';
 import type { CurrencyCode } from '../currencies.js';
 import { PAYOUT_FIELDS } from './fields.js';
-import {
-  countryCode,
-  currencyCode,
-  type ListParamsBase,
-  listParamsShape,
-  nonEmptyString,
-  type OpenEnum,
-  phoneNumber,
-  positiveMinorUnits,
-  tableObject,
-} from './shared.js';
+import { type ListParamsBase, listParamsShape } from './list-params.js';
+import { countryCode, currencyCode, nonEmptyString, type OpenEnum, phoneNumber, positiveMinorUnits } from './primitives.js';
+import { tableObject } from './response-objects.js';
 
 /** Where a payout goes. Only the mobile-money shape is documented. */
 export interface PayoutDestination {

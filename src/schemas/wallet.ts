@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { responseObject } from './shared.js';
+import { responseObject } from './response-objects.js';
 
 /** A wallet balance. Its fields are not documented: all pass through. */
 export interface Wallet {

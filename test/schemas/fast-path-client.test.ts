@@ -5,8 +5,8 @@
 import { HttpResponse, http } from 'msw';
 import { ResponseValidationError } from 'payments-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { listEnvelope } from '../../src/schemas/list-envelope.js';
 import { PaymentSchema } from '../../src/schemas/payment.js';
-import { listEnvelope } from '../../src/schemas/shared.js';
 import { caught } from '../helpers/caught.js';
 import { makeClient } from '../helpers/client.js';
 import { API_URL, envelope, payment } from '../helpers/fixtures.js';

@@ -1,5 +1,5 @@
 /**
- * The response fast path (src/schemas/shared.ts `fastParse`, built on src/schemas/field-check.ts)
+ * The response fast path (src/schemas/response-objects.ts `fastParse`, built on src/schemas/field-check.ts)
  * must never disagree with zod: for any input, when it accepts, zod accepts too and returns an
  * equal value (same keys in the same order, nested objects and arrays copied as zod copies them);
  * when it declines, `parseResponse` returns zod's own result, issues included.
@@ -7,9 +7,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type * as z from 'zod/mini';
+import { listEnvelope, PageLinksSchema, PageMetaSchema } from '../../src/schemas/list-envelope.js';
 import { PaymentSchema } from '../../src/schemas/payment.js';
 import { PayoutSchema } from '../../src/schemas/payout.js';
-import { fastParse, listEnvelope, PageLinksSchema, PageMetaSchema, parseResponse } from '../../src/schemas/shared.js';
+import { fastParse, parseResponse } from '../../src/schemas/response-objects.js';
 import { payment } from '../helpers/fixtures.js';
 
 /** Keys, in order, and values, all the way down: `toStrictEqual` ignores key order, JSON output does not. */
