@@ -11,21 +11,13 @@ import { stringify } from 'csv-stringify/sync';
 import type { PaymentsClient } from '../client.js';
 import type { PagePromise } from '../core/pagination.js';
 import { currencyExponent, formatAmount } from '../money.js';
-import {
-  CliError,
-  type ClientFlags,
-  clientFrom,
-  createProgress,
-  EXIT,
-  fileOutput,
-  type GlobalOptions,
-  integerOption,
-  type Output,
-  onInterrupt,
-  type Progress,
-  printJson,
-  stdoutOutput,
-} from './shared.js';
+import { type ClientFlags, clientFrom } from './client-from-env.js';
+import { CliError, EXIT } from './exit-codes.js';
+import type { GlobalOptions } from './global-options.js';
+import { integerOption } from './integer-option.js';
+import { onInterrupt } from './interrupt.js';
+import { fileOutput, type Output, printJson, stdoutOutput } from './output.js';
+import { createProgress, type Progress } from './progress.js';
 
 /** What each resource exports: its list call, its leading columns, and which of them are amounts. */
 interface ResourceSpec {

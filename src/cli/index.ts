@@ -6,10 +6,11 @@
  */
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
+import { EXIT, EXIT_CODES_HELP, reportError } from './exit-codes.js';
 import { registerExport } from './export.js';
+import type { GlobalOptions } from './global-options.js';
 import { registerMock } from './mock.js';
 import { registerPayouts } from './payouts-bulk.js';
-import { EXIT, EXIT_CODES_HELP, type GlobalOptions, reportError } from './shared.js';
 import { registerTrigger } from './trigger.js';
 
 /** Builds the program with every command. */

@@ -13,7 +13,10 @@ import { createMockService, type MockService } from '../testing/mock-service.js'
 import { type MockHttpServer, startServer } from '../testing/node-server.js';
 import type { MockSeed } from '../testing/options.js';
 import { answerHostedPage } from './checkout-page.js';
-import { CliError, describeError, EXIT, type GlobalOptions, integerOption, printJson } from './shared.js';
+import { CliError, describeError, EXIT } from './exit-codes.js';
+import type { GlobalOptions } from './global-options.js';
+import { integerOption } from './integer-option.js';
+import { printJson } from './output.js';
 
 interface MockOptions {
   port: number;

@@ -15,20 +15,13 @@ import type { BulkInvalidRow, BulkResult, BulkSummary } from '../bulk/batch.js';
 import { fileJournal } from '../bulk/file-journal.js';
 import { InvalidParamsError } from '../core/errors.js';
 import type { PayoutCreateParams } from '../schemas/payout.js';
-import {
-  CliError,
-  type ClientFlags,
-  clientFrom,
-  createProgress,
-  describeError,
-  EXIT,
-  fileOutput,
-  type GlobalOptions,
-  integerOption,
-  onInterrupt,
-  printJson,
-  stdoutOutput,
-} from './shared.js';
+import { type ClientFlags, clientFrom } from './client-from-env.js';
+import { CliError, describeError, EXIT } from './exit-codes.js';
+import type { GlobalOptions } from './global-options.js';
+import { integerOption } from './integer-option.js';
+import { onInterrupt } from './interrupt.js';
+import { fileOutput, printJson, stdoutOutput } from './output.js';
+import { createProgress } from './progress.js';
 
 interface BulkOptions extends ClientFlags {
   batchId: string;

@@ -8,7 +8,9 @@ import { PaymentsClient } from '../client.js';
 import { MOCK_PAYOUT_STATUSES } from '../testing/engine/model.js';
 import { MockServiceError } from '../testing/mock-errors.js';
 import { createMockService, type MockService } from '../testing/mock-service.js';
-import { CliError, EXIT, type GlobalOptions, printJson } from './shared.js';
+import { CliError, EXIT } from './exit-codes.js';
+import type { GlobalOptions } from './global-options.js';
+import { printJson } from './output.js';
 
 /** Event types `trigger` can send. The payout names are the testing kit's own. */
 export const TRIGGER_EVENTS: readonly string[] = [
