@@ -8,6 +8,7 @@
  * `Response` is built per call.
  */
 import { PaymentsError } from '../core/errors.js';
+import { readCapped } from './capped-stream.js';
 import { parseJson } from './json.js';
 import { redactDeep, redactSecrets } from './logger.js';
 
@@ -129,20 +130,12 @@ async function readText(response: Response, max: number, request: Request | unde
   }
   const stream = response.body;
   if (!stream) return '';
-  const reader = stream.getReader();
   const decoder = new TextDecoder();
-  let total = 0;
   let text = '';
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > max) {
-      await reader.cancel().catch(() => {});
-      throw tooLarge(max, request);
-    }
-    text += decoder.decode(value, { stream: true });
-  }
+  const whole = await readCapped(stream, max, (chunk) => {
+    text += decoder.decode(chunk, { stream: true });
+  });
+  if (!whole) throw tooLarge(max, request);
   return text + decoder.decode();
 }
 

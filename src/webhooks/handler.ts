@@ -6,6 +6,7 @@
  * @module
  */
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
+import { readCapped } from '../internal/capped-stream.js';
 import { readEnv } from '../internal/runtime.js';
 import { memoryDedupeStore, type WebhookDedupeStore } from './dedupe.js';
 import type {
@@ -313,20 +314,14 @@ async function readRequestBody(request: Request, max: number): Promise<Uint8Arra
   const declared = Number(request.headers.get('content-length'));
   if (declared > max) return { status: 413 };
   if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      size += value.byteLength;
-      if (size > max) {
-        await reader.cancel().catch(() => {});
-        return { status: 413 };
-      }
-      chunks.push(value);
-    }
+    const whole = await readCapped(request.body, max, (chunk) => {
+      chunks.push(chunk);
+      size += chunk.byteLength;
+    });
+    if (!whole) return { status: 413 };
   } catch {
     // The sender went away mid-body: whatever is answered, nobody reads it.
     return { status: 400, message: 'The request body could not be read to its end.' };
