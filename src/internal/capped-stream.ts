@@ -9,11 +9,7 @@
  * cancelled and `false` is returned without handing over the chunk that crossed the cap; `true`
  * means the whole stream was read. A read error is thrown as it is.
  */
-export async function readCapped(
-  stream: ReadableStream<Uint8Array>,
-  max: number,
-  onChunk: (chunk: Uint8Array) => void,
-): Promise<boolean> {
+export async function readCapped(stream: ReadableStream<Uint8Array>, max: number, onChunk: (chunk: Uint8Array) => void): Promise<boolean> {
   const reader = stream.getReader();
   let total = 0;
   for (;;) {
