@@ -39,7 +39,11 @@ export function toMinorUnits(major: number, currency: CurrencyCode): number {
 
 /** Minor units → major units: `fromMinorUnits(1250, 'GHS')` is `12.5`; `fromMinorUnits(5000, 'XOF')` is `5000`. */
 export function fromMinorUnits(minor: number, currency: CurrencyCode): number {
-  const exponent = currencyExponent(currency);
+  return majorUnits(minor, currencyExponent(currency));
+}
+
+/** `minor` scaled down by `exponent`, refused unless it is a safe integer. */
+function majorUnits(minor: number, exponent: number): number {
   if (!Number.isSafeInteger(minor))
     throw new PaymentsError(`fromMinorUnits: amount must be an integer in minor units, got ${String(minor)}.`);
   return exponent === 0 ? minor : minor / 10 ** exponent;
@@ -50,18 +54,39 @@ export function fromMinorUnits(minor: number, currency: CurrencyCode): number {
  * `formatAmount(5000, 'XOF', 'fr-SN')` → `"5 000 F CFA"`, `formatAmount(1250, 'GHS', 'en-GH')` → `"GH₵12.50"`.
  */
 export function formatAmount(amount: number, currency: CurrencyCode, locale?: string): string {
-  const exponent = currencyExponent(currency);
-  const major = fromMinorUnits(amount, currency);
+  // The code is checked once here: an export formats hundreds of thousands of amounts.
+  const code = checkCurrency(currency);
+  const exponent = isoExponent(code);
+  const major = majorUnits(amount, exponent);
   try {
-    return new Intl.NumberFormat(locale, {
+    return currencyFormatter(locale, code, exponent).format(major);
+  } catch {
+    return `${major.toFixed(exponent)} ${code}`;
+  }
+}
+
+/**
+ * Formatters already built, by locale and currency: building an `Intl.NumberFormat` costs far more
+ * than formatting with one, and a list or an export formats the same few currencies again and again.
+ * Cleared when it reaches {@link MAX_FORMATTERS}, so that arbitrary locales cannot grow it.
+ */
+const formatters = new Map<string, Intl.NumberFormat>();
+const MAX_FORMATTERS = 64;
+
+function currencyFormatter(locale: string | undefined, code: string, exponent: number): Intl.NumberFormat {
+  const key = `${locale ?? ''}|${code}`;
+  let formatter = formatters.get(key);
+  if (!formatter) {
+    formatter = new Intl.NumberFormat(locale, {
       style: 'currency',
-      currency: currency.toUpperCase(),
+      currency: code,
       minimumFractionDigits: exponent,
       maximumFractionDigits: exponent,
-    }).format(major);
-  } catch {
-    return `${major.toFixed(exponent)} ${currency.toUpperCase()}`;
+    });
+    if (formatters.size >= MAX_FORMATTERS) formatters.clear();
+    formatters.set(key, formatter);
   }
+  return formatter;
 }
 
 /** The code in capitals, or a {@link PaymentsError} naming it when it is not an ISO 4217 currency. */

@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { stringify } from 'csv-stringify/sync';
 import type { PaymentsClient } from '../client.js';
 import type { PagePromise } from '../core/pagination.js';
-import { currencyExponent, formatAmount } from '../money.js';
+import { formatAmount } from '../money.js';
 import { type ClientFlags, clientFrom } from './client-from-env.js';
 import { CliError, EXIT } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
@@ -127,41 +127,17 @@ function headerOf(spec: ResourceSpec, first: readonly Record<string, unknown>[])
 }
 
 /**
- * `formatAmount` per cell, made fast: it builds an `Intl.NumberFormat` per call (about 12 µs), so one
- * formatter is kept per currency, and used only where it gives exactly what `formatAmount` gives.
- * An unknown currency gives an empty column, never a guessed exponent.
+ * `formatAmount` per cell (it keeps one `Intl.NumberFormat` per locale and currency). An unknown
+ * currency gives an empty column, never a guessed exponent.
  */
 function amountFormatter(locale: string | undefined): (amount: unknown, currency: unknown) => string {
-  const cache = new Map<string, (n: number) => string>();
-  const make = (currency: string): ((n: number) => string) => {
-    const exact = (n: number) => formatAmount(n, currency, locale);
-    try {
-      const exponent = currencyExponent(currency);
-      const intl = new Intl.NumberFormat(locale, {
-        style: 'currency',
-        currency: currency.toUpperCase(),
-        minimumFractionDigits: exponent,
-        maximumFractionDigits: exponent,
-      });
-      const fast = (n: number) => intl.format(n / 10 ** exponent);
-      return fast(123_456) === exact(123_456) ? fast : exact;
-    } catch {
-      try {
-        exact(0);
-        return exact;
-      } catch {
-        return () => '';
-      }
-    }
-  };
   return (amount, currency) => {
     if (typeof amount !== 'number' || typeof currency !== 'string') return '';
-    let format = cache.get(currency);
-    if (!format) {
-      format = make(currency);
-      cache.set(currency, format);
+    try {
+      return formatAmount(amount, currency, locale);
+    } catch {
+      return '';
     }
-    return format(amount);
   };
 }
 
