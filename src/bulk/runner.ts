@@ -4,55 +4,20 @@
  * journal written ahead of each send and after each outcome, retries with the same key, and
  * adaptive concurrency. Results come out one per row, in completion order.
  */
-import {
-  APIConnectionError,
-  APIError,
-  IdempotencyConflictError,
-  InvalidParamsError,
-  PaymentsError,
-  type ValidationIssue,
-} from '../core/errors.js';
+import { APIConnectionError, APIError, IdempotencyConflictError, PaymentsError } from '../core/errors.js';
 import { HOUR_MS } from '../internal/durations.js';
 import { backoffDelay, MAX_RETRY_AFTER_MS } from '../internal/http.js';
 import { parseRetryAfter } from '../internal/retry-after.js';
-import { safeString } from '../internal/safe-string.js';
-import { toIssues } from '../internal/validation.js';
-import { type Payout, type PayoutCreateParams, PayoutCreateParamsSchema } from '../schemas/payout.js';
-import type {
-  BulkInvalidRow,
-  BulkProgress,
-  BulkResult,
-  BulkRows,
-  BulkSender,
-  BulkStatus,
-  BulkSummary,
-  CreateManyOptions,
-} from './batch.js';
+import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
+import type { BulkProgress, BulkResult, BulkRows, BulkSender, BulkStatus, BulkSummary, CreateManyOptions } from './batch.js';
 import { AdaptiveConcurrency } from './concurrency.js';
 import { type BulkErrorInfo, type BulkOutcomeStatus, memoryJournal } from './journal.js';
 import { bulkIdempotencyKey } from './keys.js';
+import { type BatchItem, prepareRows } from './rows.js';
 
 const MAX_THROTTLES = 20;
 /** Results waiting for the consumer before sending pauses (a slow `for await` body). */
 const MAX_READY = 256;
-/** Issues written into the message of the batch's InvalidParamsError; all are in `issues` and `rows`. */
-const MESSAGE_ISSUES = 50;
-
-interface Item<R> {
-  index: number;
-  row: R;
-  key: string;
-  idempotencyKey?: string;
-  attempts: number;
-  retries: number;
-  throttles: number;
-  notBefore: number;
-  /** The pacing epoch when the send was let through (see AdaptiveConcurrency.throttled). */
-  epoch?: number;
-  lastError?: PaymentsError;
-  /** Set when the row is bad (with `skipInvalid`): it is reported, never sent. */
-  invalid?: InvalidParamsError;
-}
 
 /** Runs a batch once: yields each result, then settles `outcome` with the summary or the error. */
 export async function* runBatch<R extends PayoutCreateParams>(
@@ -81,7 +46,7 @@ export async function* runBatch<R extends PayoutCreateParams>(
     concurrency: limiter.current,
   };
   const ready: BulkResult<R>[] = [];
-  const deferred: Item<R>[] = [];
+  const deferred: BatchItem<R>[] = [];
   let failure: { error: unknown } | undefined;
   let aborted = false;
   // Rows being claimed or sent, and sends on the wire.
@@ -101,7 +66,7 @@ export async function* runBatch<R extends PayoutCreateParams>(
   signal?.addEventListener('abort', notify);
   const stopped = () => failure !== undefined || signal?.aborted === true;
 
-  const emit = (item: Item<R>, status: BulkStatus, extra: Partial<BulkResult<R>> = {}) => {
+  const emit = (item: BatchItem<R>, status: BulkStatus, extra: Partial<BulkResult<R>> = {}) => {
     ready.push({
       index: item.index,
       key: item.key,
@@ -117,7 +82,7 @@ export async function* runBatch<R extends PayoutCreateParams>(
     o.onProgress?.({ ...progress });
     notify();
   };
-  const settle = async (item: Item<R>, status: BulkOutcomeStatus, extra: { payout?: Payout; error?: PaymentsError }) => {
+  const settle = async (item: BatchItem<R>, status: BulkOutcomeStatus, extra: { payout?: Payout; error?: PaymentsError }) => {
     await journal.settle(batchId, item.key, owner, {
       status,
       at: clock(),
@@ -127,12 +92,12 @@ export async function* runBatch<R extends PayoutCreateParams>(
     emit(item, status, extra);
   };
   // No answer in the end: the payout may exist. The claim is dropped; a rerun resends the same key.
-  const giveUp = async (item: Item<R>, error?: PaymentsError) => {
+  const giveUp = async (item: BatchItem<R>, error?: PaymentsError) => {
     await journal.release(batchId, item.key, owner, error && errorInfo(error));
     emit(item, 'failed', { error });
   };
 
-  const send = async (item: Item<R>) => {
+  const send = async (item: BatchItem<R>) => {
     const epoch = item.epoch ?? limiter.epoch;
     // Claims run ahead of sends (a file journal's fsync overlaps the sends in flight); the sends
     // themselves never exceed the concurrency.
@@ -180,7 +145,7 @@ export async function* runBatch<R extends PayoutCreateParams>(
     }
   };
 
-  const processRow = async (item: Item<R>) => {
+  const processRow = async (item: BatchItem<R>) => {
     item.idempotencyKey ??= await bulkIdempotencyKey(batchId, item.key);
     const now = clock();
     const claim = await journal.claim({
@@ -212,7 +177,7 @@ export async function* runBatch<R extends PayoutCreateParams>(
     }
   };
 
-  const launch = (item: Item<R>) => {
+  const launch = (item: BatchItem<R>) => {
     item.epoch = limiter.epoch;
     inFlight += 1;
     processRow(item)
@@ -226,7 +191,7 @@ export async function* runBatch<R extends PayoutCreateParams>(
       });
   };
 
-  const pump = async (source: AsyncIterator<Item<R>>) => {
+  const pump = async (source: AsyncIterator<BatchItem<R>>) => {
     let sourceDone = false;
     while (!stopped()) {
       const now = Date.now();
@@ -303,98 +268,4 @@ export async function* runBatch<R extends PayoutCreateParams>(
 
 function errorInfo(error: PaymentsError): BulkErrorInfo {
   return { name: error.name, message: error.message, ...(error instanceof APIError && { status: error.status }) };
-}
-
-/** Checks one row: its key (present, unique in the batch) and its params. */
-function checkRow<R>(
-  row: R,
-  index: number,
-  keyOf: CreateManyOptions<R>['key'],
-  seen: Map<string, number>,
-): { key: string; invalid?: BulkInvalidRow } {
-  const issues: ValidationIssue[] = [];
-  let key = String(index);
-  try {
-    const given = keyOf ? keyOf(row, index) : key;
-    if ((typeof given !== 'string' || given === '' || given.length > 1000) && !Number.isFinite(given))
-      throw new TypeError(`got ${safeString(given)}`);
-    key = String(given);
-    const first = seen.get(key);
-    if (first !== undefined) issues.push({ path: ['key'], message: `${JSON.stringify(key)} is also the key of row ${first}` });
-    else seen.set(key, index);
-  } catch (error) {
-    issues.push({
-      path: ['key'],
-      message: `the key function must return a non-empty string (${error instanceof Error ? error.message : safeString(error)})`,
-    });
-  }
-  const parsed = PayoutCreateParamsSchema.safeParse(row);
-  if (!parsed.success) issues.push(...toIssues(parsed.error.issues, row));
-  return { key, ...(issues.length > 0 && { invalid: { index, key, issues } }) };
-}
-
-function batchError(invalid: BulkInvalidRow[]): InvalidParamsError {
-  const issues = invalid.flatMap((r) =>
-    r.issues.map((issue) => ({ path: ['rows', r.index, ...issue.path], message: `${issue.message} (key ${JSON.stringify(r.key)})` })),
-  );
-  const error = new InvalidParamsError(issues.slice(0, MESSAGE_ISSUES), `payout rows (${invalid.length} bad)`);
-  if (issues.length > MESSAGE_ISSUES) error.message += ` (${issues.length - MESSAGE_ISSUES} more issues in error.issues)`;
-  return Object.assign(error, { issues, rows: invalid });
-}
-
-/**
- * Turns the rows into the items to send. Without `skipInvalid`, every row is checked before the
- * first is sent: an array, or a function giving a fresh source, is read twice (checked, then sent);
- * any other iterable is read once into memory. With `skipInvalid`, rows are checked as they are
- * read and streamed (memory stays flat), a bad row giving a `failed` result.
- */
-async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>): Promise<{ total?: number; items: AsyncIterator<Item<R>> }> {
-  const open = (): Iterable<R> | AsyncIterable<R> => {
-    const source = typeof rows === 'function' ? rows() : rows;
-    if (!(Symbol.iterator in Object(source) || Symbol.asyncIterator in Object(source))) {
-      throw new InvalidParamsError(
-        [{ path: ['rows'], message: 'must be an iterable or an async iterable of payout params' }],
-        'createMany rows',
-      );
-    }
-    return source;
-  };
-  let source = open();
-  let total = Array.isArray(source) ? source.length : undefined;
-  if (!o.skipInvalid) {
-    if (total === undefined && typeof rows !== 'function') {
-      const buffered: R[] = [];
-      for await (const row of source) buffered.push(row);
-      source = buffered;
-    }
-    const seen = new Map<string, number>();
-    const invalid: BulkInvalidRow[] = [];
-    total = 0;
-    for await (const row of source) {
-      const checked = checkRow(row, total++, o.key, seen);
-      if (checked.invalid) invalid.push(checked.invalid);
-    }
-    if (invalid.length > 0) throw batchError(invalid);
-    if (typeof rows === 'function') source = open();
-  }
-  const items = async function* (): AsyncGenerator<Item<R>> {
-    // Rows are checked again as they are sent: a function source read twice may give other rows.
-    const seen = new Map<string, number>();
-    let index = 0;
-    for await (const row of source) {
-      if (total !== undefined && index >= total) break;
-      const { key, invalid } = checkRow(row, index, o.key, seen);
-      yield {
-        index: index++,
-        row,
-        key,
-        attempts: 0,
-        retries: 0,
-        throttles: 0,
-        notBefore: 0,
-        ...(invalid && { invalid: batchError([invalid]) }),
-      };
-    }
-  };
-  return { total, items: items() };
 }
