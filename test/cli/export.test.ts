@@ -176,6 +176,32 @@ describe('payments-sdk export', () => {
   });
 });
 
+describe('payments-sdk export, CSV quoting', () => {
+  // Every field that holds a delimiter, a quote, \n or \r is quoted, and nothing else: the
+  // export's csv-stringify options must quote exactly what its defaults quote.
+  const descriptions = ['carriage\rreturn', 'two\nlines', 'crlf\r\nend', 'comma, here', 'say "hi"', 'plain'];
+  const quoting = createMockService({
+    seed: { checkoutSessions: descriptions.map((description) => ({ amount: 100, currency: 'XOF', description })) },
+  });
+  let quotingServer: MockHttpServer;
+  beforeAll(async () => {
+    quotingServer = await startServer((request) => quoting.fetch(request));
+  });
+  afterAll(() => quotingServer.close());
+
+  it('quotes fields with a comma, a quote, \n or \r, as csv-stringify does by default, and they read back whole', async () => {
+    const result = await runCli(['export', 'checkout-sessions', '--locale', 'en'], {
+      PAYMENTS_API_KEY: quoting.apiKey,
+      PAYMENTS_BASE_URL: quotingServer.url,
+    });
+    expect(result.code).toBe(0);
+    for (const raw of ['"carriage\rreturn"', '"two\nlines"', '"crlf\r\nend"', '"comma, here"', '"say ""hi"""', ',plain,'])
+      expect(result.stdout).toContain(raw);
+    const rows = parse(result.stdout, { columns: true }) as Row[];
+    expect(rows.map((r) => r.description).sort()).toEqual([...descriptions].sort());
+  });
+});
+
 describe('payments-sdk export, memory', () => {
   const ROWS = 20_000;
   const big = createMockService({
