@@ -10,7 +10,7 @@ import type { Command } from 'commander';
 import { Stringifier } from 'csv-stringify';
 import type { PaymentsClient } from '../client.js';
 import type { PagePromise } from '../core/pagination.js';
-import { formatAmount } from '../money.js';
+import { amountFormatterFor } from '../money.js';
 import { type ClientFlags, clientFrom } from './client-from-env.js';
 import { CliError, EXIT } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
@@ -127,14 +127,28 @@ function headerOf(spec: ResourceSpec, first: readonly Record<string, unknown>[])
 }
 
 /**
- * `formatAmount` per cell (it keeps one `Intl.NumberFormat` per locale and currency). An unknown
- * currency gives an empty column, never a guessed exponent.
+ * The formatted amount of a cell: `formatAmount` with the code checked and the formatter found once
+ * per currency (`amountFormatterFor`), kept for the export's few currencies. An unknown currency
+ * gives an empty column, never a guessed exponent.
  */
 function amountFormatter(locale: string | undefined): (amount: unknown, currency: unknown) => string {
+  const byCurrency = new Map<string, ((amount: number) => string) | null>();
   return (amount, currency) => {
     if (typeof amount !== 'number' || typeof currency !== 'string') return '';
+    let format = byCurrency.get(currency);
+    if (format === undefined) {
+      try {
+        format = amountFormatterFor(currency, locale);
+      } catch {
+        format = null;
+      }
+      // Currencies come from the service: a bound, so that a stream of bad codes cannot grow it.
+      if (byCurrency.size >= 64) byCurrency.clear();
+      byCurrency.set(currency, format);
+    }
+    if (format === null) return '';
     try {
-      return formatAmount(amount, currency, locale);
+      return format(amount);
     } catch {
       return '';
     }
