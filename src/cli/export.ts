@@ -193,9 +193,9 @@ const OLD_GENERATION_SLACK = 4 * 1024 * 1024;
  *   collection clears, about 30 KB a page however often the young generation is scavenged. V8
  *   collects the old generation only near a limit sized for far larger heaps; a full collection
  *   each time its use has grown by the slack keeps it near its live size (a few milliseconds each).
- * Scavenges run on this thread alone: in a young generation this small only a page or two
- * survives each one, and V8's helper threads cost more to start and join than they save, CPU
- * the service and the rest of the machine can use.
+ * Scavenges run on this thread alone: in a young generation this small little survives each one,
+ * and they take no longer without V8's helper threads, whose CPU the service and the rest of the
+ * machine can use.
  * All of it changes this process only, which ends with the export.
  */
 function memoryKeeper(): () => void {
