@@ -203,7 +203,8 @@ describe('payments-sdk export, CSV quoting', () => {
 });
 
 describe('payments-sdk export, memory', () => {
-  const ROWS = 20_000;
+  // 500 pages: enough promoted garbage for at least one requested full collection (8 MB slack).
+  const ROWS = 50_000;
   const big = createMockService({
     seed: { payments: Array.from({ length: ROWS }, (_, i) => ({ gross_amount: 500 + i, currency: i % 4 === 0 ? 'GHS' : 'XOF' })) },
   });
@@ -213,7 +214,7 @@ describe('payments-sdk export, memory', () => {
   });
   afterAll(() => bigServer.close());
 
-  it("keeps V8's young generation at 16 MB and collects the old generation as it grows, over a 200-page export", async () => {
+  it("keeps V8's young generation at 16 MB and collects the old generation as it grows, over a 500-page export", async () => {
     // Reports the child's new-space size as it exits, from inside the child.
     const probe =
       'data:text/javascript,import v8 from "node:v8";process.on("exit",()=>process.stderr.write("new_space="+v8.getHeapSpaceStatistics().find(s=>s.space_name==="new_space").space_size+"\\n"))';
