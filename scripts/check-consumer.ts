@@ -10,7 +10,8 @@
  * with two toolchains: the pinned one (this repo's typescript and @types/node) and the newest
  * (`typescript@latest`, `@types/node@latest`, what a merchant installs today). Each project is
  * checked without msw (an optional peer of payments-sdk/testing), then with it. The CommonJS
- * script also runs, `require`-ing every entry from the tarball.
+ * script also runs, `require`-ing every entry from the tarball, and in the pinned project every
+ * command of the CLI runs through `npx payments-sdk` (scripts/consumer-cli.ts).
  *
  *   npm run test:consumer      (builds, packs, installs from the npm registry, checks)
  *
@@ -21,6 +22,7 @@ import { copyFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkCliFromTarball } from './consumer-cli.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const keep = process.argv.includes('--keep');
@@ -148,6 +150,11 @@ try {
     // The CommonJS script runs: every entry `require`d from the tarball.
     const out = run(process.execPath, ['cjs-require.cjs'], project);
     if (!out.includes('cjs-require: ok')) throw new Error(`check-consumer: cjs-require.cjs did not finish:\n${out}`);
+    // The command line, once: `npx payments-sdk` runs every command from the tarball.
+    if (toolchain.name === 'pinned') {
+      await checkCliFromTarball(project);
+      console.log('check-consumer: npx payments-sdk --help, mock, trigger, export, payouts bulk (and its rerun): ok');
+    }
 
     run('npm', ['install', '--no-audit', '--no-fund', '--prefer-offline', `msw@${devRange('msw')}`], project);
     // msw's own declarations name DOM types (MessageEvent, ResponseType): a project with msw has the DOM lib.

@@ -1,25 +1,13 @@
 /**
- * The runner behind `payouts.createMany`: checks every row, then sends them through the client's
- * own creation path with derived Idempotency-Keys, a journal written ahead of each send and after
- * each outcome, retries with the same key, and adaptive concurrency. Results come out one per row,
- * in completion order.
+ * `payouts.createMany`: its types, and the batch object it returns, which checks the options at
+ * once and starts the runner (runner.ts) when it is first iterated.
  */
-import {
-  APIConnectionError,
-  APIError,
-  IdempotencyConflictError,
-  InvalidParamsError,
-  PaymentsError,
-  type ValidationIssue,
-} from '../core/errors.js';
-import { backoffDelay, MAX_RETRY_AFTER_MS, type RetryBackoff } from '../internal/http.js';
-import { parseRetryAfter } from '../internal/retry-after.js';
-import { safeString } from '../internal/safe-string.js';
-import { toIssues } from '../internal/validation.js';
-import { type Payout, type PayoutCreateParams, PayoutCreateParamsSchema } from '../schemas/payout.js';
-import { AdaptiveConcurrency } from './concurrency.js';
-import { type BulkErrorInfo, type BulkJournal, type BulkJournalRecord, type BulkOutcomeStatus, memoryJournal } from './journal.js';
-import { bulkIdempotencyKey } from './keys.js';
+import { InvalidParamsError, PaymentsError, type ValidationIssue } from '../core/errors.js';
+import { DAY_MS } from '../internal/durations.js';
+import type { RetryBackoff } from '../internal/http.js';
+import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
+import type { BulkJournal, BulkJournalRecord } from './journal.js';
+import { runBatch } from './runner.js';
 
 /** What happened to a row in this run. */
 export type BulkStatus = 'created' | 'replayed' | 'skipped' | 'failed' | 'conflict' | 'needs_reconciliation';
@@ -134,29 +122,6 @@ export interface BulkSender {
   maxRetries: number;
 }
 
-const HOUR_MS = 3_600_000;
-const MAX_THROTTLES = 20;
-/** Results waiting for the consumer before sending pauses (a slow `for await` body). */
-const MAX_READY = 256;
-/** Issues written into the message of the batch's InvalidParamsError; all are in `issues` and `rows`. */
-const MESSAGE_ISSUES = 50;
-
-interface Item<R> {
-  index: number;
-  row: R;
-  key: string;
-  idempotencyKey?: string;
-  attempts: number;
-  retries: number;
-  throttles: number;
-  notBefore: number;
-  /** The pacing epoch when the send was let through (see AdaptiveConcurrency.throttled). */
-  epoch?: number;
-  lastError?: PaymentsError;
-  /** Set when the row is bad (with `skipInvalid`): it is reported, never sent. */
-  invalid?: InvalidParamsError;
-}
-
 /**
  * A bulk payout: iterate it for one {@link BulkResult} per row (in completion order), or await
  * {@link PayoutBatch.summary}. Nothing is sent until one of the two starts it; it runs once.
@@ -195,366 +160,23 @@ export class PayoutBatch<R extends PayoutCreateParams = PayoutCreateParams> impl
   }
 
   async *#run(): AsyncGenerator<BulkResult<R>> {
-    const o = this.#options;
-    const { batchId, signal } = o;
-    const journal = o.journal ?? memoryJournal();
-    const clock = o.clock ?? Date.now;
-    const limiter = new AdaptiveConcurrency(o.concurrency ?? 4);
-    const maxRetries = o.maxRetries ?? this.#sender.maxRetries;
-    const leaseMs = o.leaseMs ?? 30_000;
-    const windowMs = o.resendWindowMs ?? 23 * HOUR_MS;
-    const owner = globalThis.crypto.randomUUID();
-    const progress: BulkProgress = {
-      done: 0,
-      created: 0,
-      replayed: 0,
-      skipped: 0,
-      failed: 0,
-      conflict: 0,
-      needs_reconciliation: 0,
-      inFlight: 0,
-      concurrency: limiter.current,
-    };
-    const ready: BulkResult<R>[] = [];
-    const deferred: Item<R>[] = [];
-    let failure: { error: unknown } | undefined;
-    let aborted = false;
-    // Rows being claimed or sent, and sends on the wire.
-    let inFlight = 0;
-    let sending = 0;
-
-    // One event for "something changed": a result, a finished send, an abort.
-    let tick!: () => void;
-    let changed!: Promise<void>;
-    const notify = () => {
-      tick?.();
-      changed = new Promise<void>((resolve) => (tick = resolve));
-    };
-    notify();
-    const waitChange = (ms?: number) =>
-      ms === undefined ? changed : Promise.race([changed, new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)))]);
-    signal?.addEventListener('abort', notify);
-    const stopped = () => failure !== undefined || signal?.aborted === true;
-
-    const emit = (item: Item<R>, status: BulkStatus, extra: Partial<BulkResult<R>> = {}) => {
-      ready.push({
-        index: item.index,
-        key: item.key,
-        row: item.row,
-        status,
-        idempotencyKey: item.idempotencyKey ?? '',
-        attempts: item.attempts,
-        ...extra,
-      });
-      progress.done += 1;
-      progress[status] += 1;
-      progress.concurrency = limiter.current;
-      o.onProgress?.({ ...progress });
-      notify();
-    };
-    const settle = async (item: Item<R>, status: BulkOutcomeStatus, extra: { payout?: Payout; error?: PaymentsError }) => {
-      await journal.settle(batchId, item.key, owner, {
-        status,
-        at: clock(),
-        ...(extra.payout && { payout: { id: extra.payout.id, status: extra.payout.status } }),
-        ...(extra.error && { error: errorInfo(extra.error) }),
-      });
-      emit(item, status, extra);
-    };
-    // No answer in the end: the payout may exist. The claim is dropped; a rerun resends the same key.
-    const giveUp = async (item: Item<R>, error?: PaymentsError) => {
-      await journal.release(batchId, item.key, owner, error && errorInfo(error));
-      emit(item, 'failed', { error });
-    };
-
-    const send = async (item: Item<R>) => {
-      const epoch = item.epoch ?? limiter.epoch;
-      // Claims run ahead of sends (a file journal's fsync overlaps the sends in flight); the sends
-      // themselves never exceed the concurrency.
-      while (sending >= limiter.current && !stopped()) await waitChange();
-      if (stopped()) return journal.release(batchId, item.key, owner);
-      sending += 1;
-      progress.inFlight = sending;
-      item.attempts += 1;
-      const renewal =
-        journal.renew && setInterval(() => journal.renew?.(batchId, item.key, owner, leaseMs, clock()).catch(() => {}), leaseMs / 3);
-      try {
-        const { data, replayed } = await this.#sender.send(item.row, item.idempotencyKey as string).finally(() => {
-          progress.inFlight = --sending;
-          notify();
-        });
-        limiter.succeeded();
-        return await settle(item, replayed ? 'replayed' : 'created', { payout: data });
-      } catch (error) {
-        if (!(error instanceof PaymentsError) || error.idempotencyKey === undefined) throw error;
-        if (error instanceof IdempotencyConflictError) return await settle(item, 'conflict', { error });
-        const status = error instanceof APIError ? error.status : 0;
-        const throttle = status === 429 || status === 503;
-        if (throttle) {
-          const seconds = parseRetryAfter((error as APIError).headers.get('retry-after'));
-          limiter.throttled(
-            epoch,
-            seconds === undefined ? backoffDelay(item.throttles + 1, o.retryBackoff) : Math.min(seconds * 1000, MAX_RETRY_AFTER_MS),
-          );
-        }
-        if (throttle || error instanceof APIConnectionError || [408, 500, 502, 504].includes(status)) {
-          item.lastError = error;
-          if ((throttle ? item.throttles++ < MAX_THROTTLES : item.retries++ < maxRetries) && !stopped()) {
-            item.notBefore = Date.now() + (throttle ? 0 : backoffDelay(item.retries, o.retryBackoff));
-            deferred.push(item);
-            return;
-          }
-          return await giveUp(item, error);
-        }
-        // A refusal (another 4xx): the service created nothing under this key; it is the row's outcome.
-        if (status) return await settle(item, 'failed', { error });
-        // A 2xx of an unexpected shape: the payout was made but its answer is unreadable.
-        return await giveUp(item, error);
-      } finally {
-        if (renewal) clearInterval(renewal);
-      }
-    };
-
-    const processRow = async (item: Item<R>) => {
-      item.idempotencyKey ??= await bulkIdempotencyKey(batchId, item.key);
-      const now = clock();
-      const claim = await journal.claim({
-        batchId,
-        rowKey: item.key,
-        idempotencyKey: item.idempotencyKey,
-        index: item.index,
-        owner,
-        now,
-        leaseMs,
-        sentBefore: now - windowMs,
-      });
-      const record = claim.record;
-      // The key the row was first sent with, as journaled, wins: a rerun must resend exactly it.
-      item.idempotencyKey = record?.idempotencyKey ?? item.idempotencyKey;
-      if (claim.state === 'claimed') return send(item);
-      if (claim.state === 'busy') {
-        // Another process holds the row: look again once it may have finished or its lease expired.
-        item.notBefore = Date.now() + Math.min(1000, leaseMs / 4);
-        deferred.push(item);
-      } else if (claim.state === 'done') {
-        emit(item, 'skipped', { record, payout: record?.outcome?.payout as Payout | undefined });
-      } else {
-        const error = new PaymentsError(
-          `Sent at ${new Date(record?.sentAt ?? 0).toISOString()} with no known outcome, past the service's Idempotency-Key retention: not resent. Check whether the payout exists.`,
-        );
-        error.idempotencyKey = item.idempotencyKey;
-        emit(item, 'needs_reconciliation', { error, record });
-      }
-    };
-
-    const launch = (item: Item<R>) => {
-      item.epoch = limiter.epoch;
-      inFlight += 1;
-      processRow(item)
-        // A journal that cannot be written (or a bug) stops the batch: without it, nothing is safe.
-        .catch((error: unknown) => {
-          failure ??= { error };
-        })
-        .finally(() => {
-          inFlight -= 1;
-          notify();
-        });
-    };
-
-    const pump = async (source: AsyncIterator<Item<R>>) => {
-      let sourceDone = false;
-      while (!stopped()) {
-        const now = Date.now();
-        if (inFlight >= 2 * limiter.current || ready.length >= MAX_READY) {
-          await waitChange();
-          continue;
-        }
-        const due = deferred.findIndex((d) => d.notBefore <= now);
-        let item = due >= 0 ? deferred.splice(due, 1)[0] : undefined;
-        if (!item && !sourceDone) {
-          const next = await source.next();
-          sourceDone = next.done === true;
-          item = next.value;
-        }
-        if (item?.invalid) emit(item, 'failed', { error: item.invalid });
-        else if (item) {
-          // Paused (Retry-After) or paced: the row waits at the head of the queue.
-          for (let ms = limiter.wait(); ms > 0 && !stopped(); ms = limiter.wait()) await waitChange(ms);
-          if (stopped()) {
-            deferred.unshift(item);
-            break;
-          }
-          launch(item);
-        } else if (sourceDone && inFlight === 0 && deferred.length === 0) break;
-        else await waitChange(deferred.length > 0 ? Math.min(...deferred.map((d) => d.notBefore)) - now : undefined);
-      }
-      while (inFlight > 0) await waitChange();
-      if (signal?.aborted && !failure) {
-        aborted = true;
-        // Rows waiting for a retry were sent without a known outcome: reported, and left resendable.
-        // Rows never sent are not reported.
-        for (const item of deferred.splice(0)) if (item.attempts > 0) await giveUp(item, item.lastError);
-      }
-      if (!sourceDone) await source.return?.();
-    };
-
-    try {
-      const prepared = await prepareRows(this.#rows, o);
-      progress.total = prepared.total;
-      let pumping = true;
-      const pumped = pump(prepared.items)
-        .catch((error: unknown) => {
-          failure ??= { error };
-        })
-        .finally(() => {
-          pumping = false;
-          notify();
-        });
-      for (;;) {
-        const result = ready.shift();
-        if (result) {
-          notify();
-          yield result;
-        } else if (pumping) await waitChange();
-        else break;
-      }
-      await pumped;
-      if (failure) throw failure.error;
-      const { inFlight: _i, concurrency: _c, total: _t, done, ...counts } = progress;
-      this.#settle.resolve({ total: done, ...counts, aborted });
-    } catch (error) {
-      this.#settle.reject(error);
-      throw error;
-    } finally {
-      // A consumer that leaves the loop early stops new sends; those in flight finish and are journaled.
-      failure ??= { error: new PaymentsError('The batch was left before it finished.') };
-      notify();
-      while (inFlight > 0) await waitChange();
-      signal?.removeEventListener('abort', notify);
-      await journal.close?.();
-      this.#settle.reject(failure.error);
-    }
+    yield* runBatch(this.#rows, this.#options, this.#sender, this.#settle);
   }
 }
 
-function errorInfo(error: PaymentsError): BulkErrorInfo {
-  return { name: error.name, message: error.message, ...(error instanceof APIError && { status: error.status }) };
-}
-
 function checkOptions(o: CreateManyOptions<never>): void {
-  const {
-    batchId: id,
-    concurrency: c = 1,
-    maxRetries: m = 0,
-    leaseMs: l = 10,
-    resendWindowMs: w = 0,
-    journal: j = memoryJournal(),
-  } = o ?? {};
+  const { batchId: id, concurrency: c = 1, maxRetries: m = 0, leaseMs: l = 10, resendWindowMs: w = 0, journal: j } = o ?? {};
   const bad = Object.entries({
     batchId: [typeof id === 'string' && id.trim() !== '' && id.length <= 200, 'a non-empty string of at most 200 characters'],
     concurrency: [Number.isInteger(c) && c >= 1 && c <= 256, 'an integer from 1 to 256'],
     maxRetries: [Number.isInteger(m) && m >= 0 && m <= 10, 'an integer from 0 to 10'],
     leaseMs: [l >= 10, 'at least 10 ms'],
-    resendWindowMs: [w >= 0 && w <= 24 * HOUR_MS, 'from 0 to 24 hours'],
-    journal: [typeof j?.claim === 'function', 'a BulkJournal'],
+    resendWindowMs: [w >= 0 && w <= DAY_MS, 'from 0 to 24 hours'],
+    journal: [j === undefined || typeof j?.claim === 'function', 'a BulkJournal'],
   } as Record<string, [boolean, string]>).filter(([, [ok]]) => !ok);
   if (bad.length > 0)
     throw new InvalidParamsError(
       bad.map(([name, [, what]]) => ({ path: ['options', name], message: `must be ${what}` })),
       'createMany options',
     );
-}
-
-/** Checks one row: its key (present, unique in the batch) and its params. */
-function checkRow<R>(
-  row: R,
-  index: number,
-  keyOf: CreateManyOptions<R>['key'],
-  seen: Map<string, number>,
-): { key: string; invalid?: BulkInvalidRow } {
-  const issues: ValidationIssue[] = [];
-  let key = String(index);
-  try {
-    const given = keyOf ? keyOf(row, index) : key;
-    if ((typeof given !== 'string' || given === '' || given.length > 1000) && !Number.isFinite(given))
-      throw new TypeError(`got ${safeString(given)}`);
-    key = String(given);
-    const first = seen.get(key);
-    if (first !== undefined) issues.push({ path: ['key'], message: `${JSON.stringify(key)} is also the key of row ${first}` });
-    else seen.set(key, index);
-  } catch (error) {
-    issues.push({
-      path: ['key'],
-      message: `the key function must return a non-empty string (${error instanceof Error ? error.message : safeString(error)})`,
-    });
-  }
-  const parsed = PayoutCreateParamsSchema.safeParse(row);
-  if (!parsed.success) issues.push(...toIssues(parsed.error.issues, row));
-  return { key, ...(issues.length > 0 && { invalid: { index, key, issues } }) };
-}
-
-function batchError(invalid: BulkInvalidRow[]): InvalidParamsError {
-  const issues = invalid.flatMap((r) =>
-    r.issues.map((issue) => ({ path: ['rows', r.index, ...issue.path], message: `${issue.message} (key ${JSON.stringify(r.key)})` })),
-  );
-  const error = new InvalidParamsError(issues.slice(0, MESSAGE_ISSUES), `payout rows (${invalid.length} bad)`);
-  if (issues.length > MESSAGE_ISSUES) error.message += ` (${issues.length - MESSAGE_ISSUES} more issues in error.issues)`;
-  return Object.assign(error, { issues, rows: invalid });
-}
-
-/**
- * Turns the rows into the items to send. Without `skipInvalid`, every row is checked before the
- * first is sent: an array, or a function giving a fresh source, is read twice (checked, then sent);
- * any other iterable is read once into memory. With `skipInvalid`, rows are checked as they are
- * read and streamed (memory stays flat), a bad row giving a `failed` result.
- */
-async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>): Promise<{ total?: number; items: AsyncIterator<Item<R>> }> {
-  const open = (): Iterable<R> | AsyncIterable<R> => {
-    const source = typeof rows === 'function' ? rows() : rows;
-    if (!(Symbol.iterator in Object(source) || Symbol.asyncIterator in Object(source))) {
-      throw new InvalidParamsError(
-        [{ path: ['rows'], message: 'must be an iterable or an async iterable of payout params' }],
-        'createMany rows',
-      );
-    }
-    return source;
-  };
-  let source = open();
-  let total = Array.isArray(source) ? source.length : undefined;
-  if (!o.skipInvalid) {
-    if (total === undefined && typeof rows !== 'function') {
-      const buffered: R[] = [];
-      for await (const row of source) buffered.push(row);
-      source = buffered;
-    }
-    const seen = new Map<string, number>();
-    const invalid: BulkInvalidRow[] = [];
-    total = 0;
-    for await (const row of source) {
-      const checked = checkRow(row, total++, o.key, seen);
-      if (checked.invalid) invalid.push(checked.invalid);
-    }
-    if (invalid.length > 0) throw batchError(invalid);
-    if (typeof rows === 'function') source = open();
-  }
-  const items = async function* (): AsyncGenerator<Item<R>> {
-    // Rows are checked again as they are sent: a function source read twice may give other rows.
-    const seen = new Map<string, number>();
-    let index = 0;
-    for await (const row of source) {
-      if (total !== undefined && index >= total) break;
-      const { key, invalid } = checkRow(row, index, o.key, seen);
-      yield {
-        index: index++,
-        row,
-        key,
-        attempts: 0,
-        retries: 0,
-        throttles: 0,
-        notBefore: 0,
-        ...(invalid && { invalid: batchError([invalid]) }),
-      };
-    }
-  };
-  return { total, items: items() };
 }

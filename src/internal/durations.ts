@@ -1,3 +1,6 @@
+/** Milliseconds in an hour. */
+export const HOUR_MS = 3_600_000;
+
 /** Milliseconds in a day. */
 export const DAY_MS = 86_400_000;
 

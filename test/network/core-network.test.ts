@@ -239,7 +239,7 @@ describe('over ky and the platform fetch', () => {
       expect(error).toBeInstanceOf(APIConnectionError);
       expect(error).not.toBeInstanceOf(APITimeoutError);
       expect((error as Error).message).toMatch(/ECONNREFUSED/);
-      // Where README "How requests are sent" tells merchants to look: fetch's own cause.
+      // The connection error keeps fetch's own error as its cause, with the system code under it.
       expect(((error as Error).cause as { cause?: { code?: string } }).cause?.code).toBe('ECONNREFUSED');
       expect(retries).toHaveLength(2);
       expect(retries[0]).toMatch(/^payments-sdk: retry 1 of GET .* after a connection error$/);

@@ -1,0 +1,129 @@
+/**
+ * The rows of a batch, checked and turned into the items the runner sends: each row's key (present,
+ * unique in the batch) and params are checked, a bad row giving one error that names every bad field.
+ */
+import { InvalidParamsError, type PaymentsError, type ValidationIssue } from '../core/errors.js';
+import { safeString } from '../internal/safe-string.js';
+import { toIssues } from '../internal/validation.js';
+import { PayoutCreateParamsSchema } from '../schemas/payout.js';
+import type { BulkInvalidRow, BulkRows, CreateManyOptions } from './batch.js';
+
+/** Issues written into the message of the batch's InvalidParamsError; all are in `issues` and `rows`. */
+const MESSAGE_ISSUES = 50;
+
+/** One row on its way through a run: what it is, and what its sends have met so far. */
+export interface BatchItem<R> {
+  index: number;
+  row: R;
+  key: string;
+  idempotencyKey?: string;
+  attempts: number;
+  retries: number;
+  throttles: number;
+  notBefore: number;
+  /** The pacing epoch when the send was let through (see AdaptiveConcurrency.throttled). */
+  epoch?: number;
+  lastError?: PaymentsError;
+  /** Set when the row is bad (with `skipInvalid`): it is reported, never sent. */
+  invalid?: InvalidParamsError;
+}
+
+/** The items to send, and how many rows there are when that is known before sending. */
+export interface PreparedRows<R> {
+  total?: number;
+  items: AsyncIterator<BatchItem<R>>;
+}
+
+/** Checks one row: its key (present, unique in the batch) and its params. */
+function checkRow<R>(
+  row: R,
+  index: number,
+  keyOf: CreateManyOptions<R>['key'],
+  seen: Map<string, number>,
+): { key: string; invalid?: BulkInvalidRow } {
+  const issues: ValidationIssue[] = [];
+  let key = String(index);
+  try {
+    const given = keyOf ? keyOf(row, index) : key;
+    if ((typeof given !== 'string' || given === '' || given.length > 1000) && !Number.isFinite(given))
+      throw new TypeError(`got ${safeString(given)}`);
+    key = String(given);
+    const first = seen.get(key);
+    if (first !== undefined) issues.push({ path: ['key'], message: `${JSON.stringify(key)} is also the key of row ${first}` });
+    else seen.set(key, index);
+  } catch (error) {
+    issues.push({
+      path: ['key'],
+      message: `the key function must return a non-empty string (${error instanceof Error ? error.message : safeString(error)})`,
+    });
+  }
+  const parsed = PayoutCreateParamsSchema.safeParse(row);
+  if (!parsed.success) issues.push(...toIssues(parsed.error.issues, row));
+  return { key, ...(issues.length > 0 && { invalid: { index, key, issues } }) };
+}
+
+function batchError(invalid: BulkInvalidRow[]): InvalidParamsError {
+  const issues = invalid.flatMap((r) =>
+    r.issues.map((issue) => ({ path: ['rows', r.index, ...issue.path], message: `${issue.message} (key ${JSON.stringify(r.key)})` })),
+  );
+  const error = new InvalidParamsError(issues.slice(0, MESSAGE_ISSUES), `payout rows (${invalid.length} bad)`);
+  if (issues.length > MESSAGE_ISSUES) error.message += ` (${issues.length - MESSAGE_ISSUES} more issues in error.issues)`;
+  return Object.assign(error, { issues, rows: invalid });
+}
+
+/**
+ * Turns the rows into the items to send. Without `skipInvalid`, every row is checked before the
+ * first is sent: an array, or a function giving a fresh source, is read twice (checked, then sent);
+ * any other iterable is read once into memory. With `skipInvalid`, rows are checked as they are
+ * read and streamed (memory stays flat), a bad row giving a `failed` result.
+ */
+export async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>): Promise<PreparedRows<R>> {
+  const open = (): Iterable<R> | AsyncIterable<R> => {
+    const source = typeof rows === 'function' ? rows() : rows;
+    if (!(Symbol.iterator in Object(source) || Symbol.asyncIterator in Object(source))) {
+      throw new InvalidParamsError(
+        [{ path: ['rows'], message: 'must be an iterable or an async iterable of payout params' }],
+        'createMany rows',
+      );
+    }
+    return source;
+  };
+  let source = open();
+  let total = Array.isArray(source) ? source.length : undefined;
+  if (!o.skipInvalid) {
+    if (total === undefined && typeof rows !== 'function') {
+      const buffered: R[] = [];
+      for await (const row of source) buffered.push(row);
+      source = buffered;
+    }
+    const seen = new Map<string, number>();
+    const invalid: BulkInvalidRow[] = [];
+    total = 0;
+    for await (const row of source) {
+      const checked = checkRow(row, total++, o.key, seen);
+      if (checked.invalid) invalid.push(checked.invalid);
+    }
+    if (invalid.length > 0) throw batchError(invalid);
+    if (typeof rows === 'function') source = open();
+  }
+  const items = async function* (): AsyncGenerator<BatchItem<R>> {
+    // Rows are checked again as they are sent: a function source read twice may give other rows.
+    const seen = new Map<string, number>();
+    let index = 0;
+    for await (const row of source) {
+      if (total !== undefined && index >= total) break;
+      const { key, invalid } = checkRow(row, index, o.key, seen);
+      yield {
+        index: index++,
+        row,
+        key,
+        attempts: 0,
+        retries: 0,
+        throttles: 0,
+        notBefore: 0,
+        ...(invalid && { invalid: batchError([invalid]) }),
+      };
+    }
+  };
+  return { total, items: items() };
+}

@@ -1,0 +1,65 @@
+/**
+ * zod is built into dist/ (tsup.config.ts `noExternal`), so a merchant's program holds two copies of
+ * zod: the SDK's and their own. These tests run on the BUILT package (test/cli/global-setup.ts builds
+ * it when stale) and show that the schemas of `payments-sdk/schemas` still compose with the merchant's
+ * zod, classic and mini, through ESM and CommonJS.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import * as classic from 'zod';
+import * as mini from 'zod/mini';
+import { payment } from '../helpers/fixtures.js';
+
+const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
+type Schemas = typeof import('payments-sdk/schemas');
+const esm = (await import(pathToFileURL(join(dist, 'schemas.js')).href)) as Schemas;
+const require = createRequire(import.meta.url);
+const cjs = require(join(dist, 'schemas.cjs')) as Schemas;
+
+describe('the built package carries its own zod', () => {
+  it('no built file imports or requires zod', () => {
+    const files = readdirSync(dist).filter((file) => /\.(c?js)$/.test(file));
+    expect(files.length).toBeGreaterThan(4);
+    const loadsZod = files.filter((file) =>
+      /(?:from\s*|import\s*\(\s*|require\s*\(\s*)["']zod(?:\/[^"']*)?["']/.test(readFileSync(join(dist, file), 'utf8')),
+    );
+    expect(loadsZod).toEqual([]);
+  });
+
+  for (const [format, schemas] of [
+    ['ESM', esm],
+    ['CommonJS', cjs],
+  ] as const) {
+    describe(format, () => {
+      it("composes with the merchant's classic zod", () => {
+        const order = classic.object({ reference: classic.string(), payment: schemas.PaymentSchema });
+        const good = order.safeParse({ reference: 'A-1', payment: payment() });
+        expect(good.success).toBe(true);
+        expect(good.data?.payment.uuid).toBe(payment().uuid);
+
+        const bad = order.safeParse({ reference: 'A-1', payment: { ...payment(), gross_amount: 'lots' } });
+        expect(bad.success).toBe(false);
+        expect(bad.error?.issues.map((issue) => issue.path)).toContainEqual(['payment', 'gross_amount']);
+        expect(bad.error).toBeInstanceOf(classic.ZodError);
+      });
+
+      it("composes with the merchant's zod/mini, which also sees its schemas as zod schemas", () => {
+        const list = mini.array(schemas.PaymentSchema);
+        expect(mini.parse(list, [payment(), payment({ status: 'failed' })])).toHaveLength(2);
+        expect(mini.safeParse(list, [{ uuid: 'x' }]).success).toBe(false);
+        expect(schemas.PaymentSchema).toBeInstanceOf(mini.core.$ZodType);
+        expect(schemas.PaymentSchema).toBeInstanceOf(mini.ZodMiniObject);
+      });
+
+      it("converts to JSON Schema with the merchant's zod", () => {
+        const json = classic.toJSONSchema(schemas.PayoutCreateParamsSchema, { unrepresentable: 'any' }) as {
+          properties: Record<string, unknown>;
+        };
+        expect(Object.keys(json.properties)).toEqual(expect.arrayContaining(['amount', 'currency']));
+      });
+    });
+  }
+});
