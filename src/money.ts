@@ -54,15 +54,35 @@ function majorUnits(minor: number, exponent: number): number {
  * `formatAmount(5000, 'XOF', 'fr-SN')` → `"5 000 F CFA"`, `formatAmount(1250, 'GHS', 'en-GH')` → `"GH₵12.50"`.
  */
 export function formatAmount(amount: number, currency: CurrencyCode, locale?: string): string {
-  // The code is checked once here: an export formats hundreds of thousands of amounts.
+  return amountFormatterFor(currency, locale)(amount);
+}
+
+/**
+ * `formatAmount` for one currency and locale, with the code checked and the `Intl.NumberFormat`
+ * found once: for code that formats many amounts of the same currency (an export formats hundreds
+ * of thousands). Throws like `formatAmount` for an unknown currency, and the returned function for
+ * an amount that is not a safe integer.
+ */
+export function amountFormatterFor(currency: CurrencyCode, locale?: string): (amount: number) => string {
   const code = checkCurrency(currency);
   const exponent = isoExponent(code);
-  const major = majorUnits(amount, exponent);
+  let formatter: Intl.NumberFormat | undefined;
   try {
-    return currencyFormatter(locale, code, exponent).format(major);
+    formatter = currencyFormatter(locale, code, exponent);
   } catch {
-    return `${major.toFixed(exponent)} ${code}`;
+    // A locale Intl refuses: the plain form below.
   }
+  return (amount) => {
+    const major = majorUnits(amount, exponent);
+    if (formatter) {
+      try {
+        return formatter.format(major);
+      } catch {
+        // Fall through to the plain form.
+      }
+    }
+    return `${major.toFixed(exponent)} ${code}`;
+  };
 }
 
 /**

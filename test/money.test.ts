@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import fc from 'fast-check';
 import { currencyExponent, formatAmount, fromMinorUnits, isKnownCurrency, PaymentsError, toMinorUnits } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
+import { amountFormatterFor } from '../src/money.js';
 
 /** Intl output uses narrow and non-breaking spaces depending on ICU data: compare on plain spaces. */
 const plain = (text: string) => text.replace(/\s/gu, ' ');
@@ -173,5 +174,12 @@ describe('formatAmount', () => {
   it('refuses an amount that is not an integer in minor units, and a bad code', () => {
     expect(() => formatAmount(12.5, 'GHS')).toThrow(PaymentsError);
     expect(() => formatAmount(1250, 'GH')).toThrow(PaymentsError);
+  });
+  it('amountFormatterFor formats as formatAmount does, checking the code once and each amount', () => {
+    const ghs = amountFormatterFor('ghs', 'en-GH');
+    for (const amount of [0, 1, 100, 1250, 123_456_789]) expect(ghs(amount)).toBe(formatAmount(amount, 'GHS', 'en-GH'));
+    expect(amountFormatterFor('GHS', 'not a locale!')(1250)).toBe('12.50 GHS');
+    expect(() => amountFormatterFor('XYZ')).toThrow(/"XYZ" is not an ISO 4217 currency code/);
+    expect(() => ghs(12.5)).toThrow(PaymentsError);
   });
 });

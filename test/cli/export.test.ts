@@ -176,8 +176,35 @@ describe('payments-sdk export', () => {
   });
 });
 
+describe('payments-sdk export, CSV quoting', () => {
+  // Every field that holds a delimiter, a quote, \n or \r is quoted, and nothing else: the
+  // export's csv-stringify options must quote exactly what its defaults quote.
+  const descriptions = ['carriage\rreturn', 'two\nlines', 'crlf\r\nend', 'comma, here', 'say "hi"', 'plain'];
+  const quoting = createMockService({
+    seed: { checkoutSessions: descriptions.map((description) => ({ amount: 100, currency: 'XOF', description })) },
+  });
+  let quotingServer: MockHttpServer;
+  beforeAll(async () => {
+    quotingServer = await startServer((request) => quoting.fetch(request));
+  });
+  afterAll(() => quotingServer.close());
+
+  it('quotes fields with a comma, a quote, \n or \r, as csv-stringify does by default, and they read back whole', async () => {
+    const result = await runCli(['export', 'checkout-sessions', '--locale', 'en'], {
+      PAYMENTS_API_KEY: quoting.apiKey,
+      PAYMENTS_BASE_URL: quotingServer.url,
+    });
+    expect(result.code).toBe(0);
+    for (const raw of ['"carriage\rreturn"', '"two\nlines"', '"crlf\r\nend"', '"comma, here"', '"say ""hi"""', ',plain,'])
+      expect(result.stdout).toContain(raw);
+    const rows = parse(result.stdout, { columns: true }) as Row[];
+    expect(rows.map((r) => r.description).sort()).toEqual([...descriptions].sort());
+  });
+});
+
 describe('payments-sdk export, memory', () => {
-  const ROWS = 20_000;
+  // 500 pages: enough promoted garbage for at least one requested full collection (8 MB slack).
+  const ROWS = 50_000;
   const big = createMockService({
     seed: { payments: Array.from({ length: ROWS }, (_, i) => ({ gross_amount: 500 + i, currency: i % 4 === 0 ? 'GHS' : 'XOF' })) },
   });
@@ -187,7 +214,7 @@ describe('payments-sdk export, memory', () => {
   });
   afterAll(() => bigServer.close());
 
-  it("keeps V8's young generation at 16 MB and collects the old generation as it grows, over a 200-page export", async () => {
+  it("keeps V8's young generation at 16 MB and collects the old generation as it grows, over a 500-page export", async () => {
     // Reports the child's new-space size as it exits, from inside the child.
     const probe =
       'data:text/javascript,import v8 from "node:v8";process.on("exit",()=>process.stderr.write("new_space="+v8.getHeapSpaceStatistics().find(s=>s.space_name==="new_space").space_size+"\\n"))';
