@@ -156,8 +156,10 @@ function amountFormatter(locale: string | undefined): (amount: unknown, currency
 }
 
 /**
- * Iterates `source` one step ahead: the next page is requested as soon as the current one is handed
- * out, so the service's answer travels while this page is written. Two pages at most are held.
+ * Iterates `source` one step ahead: the next page is asked for as soon as the current one is handed
+ * out. Its request leaves at the loop's first wait (a write waiting for the file to drain, say), not
+ * after the whole page is written; a page written without a wait gains little. Two pages at most
+ * are held.
  */
 async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
   const iterator = source[Symbol.asyncIterator]();
