@@ -175,6 +175,13 @@ export async function checkCliFromTarball(project: string): Promise<void> {
     expect(!secrets.some((s) => journal.includes(s)), 'the journal holds no key');
   } finally {
     endpoint.close();
-    killGroup(mock, 'SIGINT');
+    // Stopped and waited for, so that it never outlives the project it runs in.
+    if (mock.exitCode === null && mock.signalCode === null) {
+      const exited = once(mock, 'exit');
+      killGroup(mock, 'SIGINT');
+      const timer = setTimeout(() => killGroup(mock, 'SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    }
   }
 }

@@ -157,7 +157,7 @@ function amountFormatter(locale: string | undefined): (amount: unknown, currency
 
 /**
  * Iterates `source` one step ahead: the next page is asked for as soon as the current one is handed
- * out. Its request leaves at the loop's first wait (a write waiting for the file to drain, say), not
+ * out. Its request leaves at the loop's first wait (stdout waiting to drain, say), not
  * after the whole page is written; a page written without a wait gains little. Two pages at most
  * are held.
  */
@@ -182,7 +182,7 @@ async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T, void, 
 const YOUNG_GENERATION_CAP = 16 * 1024 * 1024;
 /** How much the old generation's use may grow between two full collections during an export. */
 const OLD_GENERATION_SLACK = 8 * 1024 * 1024;
-/** Calls after which V8 compiles a function with Maglev during an export (V8's default: 400). */
+/** Calls after which V8 compiles a function with Maglev during an export (V8's default is far lower). */
 const MAGLEV_INVOCATIONS = 2000;
 
 /**
@@ -194,16 +194,15 @@ const MAGLEV_INVOCATIONS = 2000;
  *   generation has reached the cap, a factor of 1 stops it there.
  * - What a scavenge cannot free moves to the old generation: each request's fetch objects (request,
  *   headers, streams, abort signals), tied to finalizers and weak references that only a full
- *   collection clears, about 30 KB a page however often the young generation is scavenged. V8
+ *   collection clears, however often the young generation is scavenged. V8
  *   collects the old generation only near a limit sized for far larger heaps; a full collection
  *   each time its use has grown by the slack keeps it near its live size (a few milliseconds each).
  * Scavenges run on this thread alone: in a young generation this small little survives each one,
- * and they take no longer without V8's helper threads, whose CPU the service and the rest of the
- * machine can use.
+ * and they take no longer without V8's helper threads, whose CPU the rest of the machine can use.
  * At an export's start hundreds of functions reach V8's Maglev threshold at once, and their queued
- * compile jobs hold about 40 MB of compiler memory at the peak, most of it kept by malloc after.
- * A higher threshold leaves out the lukewarm ones (half as many compilations, a peak of about
- * 26 MB); the hot ones are compiled as before.
+ * compile jobs hold tens of megabytes of compiler memory at the peak, most of it kept by malloc
+ * after. A higher threshold leaves out the lukewarm ones (half as many compilations, a lower peak);
+ * the hot ones are compiled as before. (Figures: BENCHMARKS.md, CLI.)
  * All of it changes this process only, which ends with the export.
  */
 function memoryKeeper(): () => void {
@@ -299,7 +298,7 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
   let count = 0;
   let interrupted = false;
   const keepMemoryFlat = memoryKeeper();
-  const csv = csvWriter();
+  const csv = format === 'csv' ? csvWriter() : undefined;
   try {
     let plan: Array<(item: Record<string, unknown>) => unknown> = [];
     for await (const page of readAhead((spec as ResourceSpec).list(client, params, controller.signal).pages())) {
@@ -311,10 +310,10 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
           if (column.endsWith('_formatted') && amounts.includes(base)) return (item) => amount(item[base], item.currency);
           return (item) => cell(item[column]);
         });
-        if (format === 'csv') await out.write(csv([header]));
+        if (csv) await out.write(csv([header]));
       }
       let chunk = '';
-      if (format === 'jsonl') {
+      if (!csv) {
         for (const item of page.data) chunk += `${JSON.stringify(item)}\n`;
       } else if (page.data.length > 0) {
         chunk = csv(page.data.map((item) => plan.map((column) => column(item))));

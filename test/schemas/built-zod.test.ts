@@ -29,6 +29,13 @@ describe('the built package carries its own zod', () => {
     expect(loadsZod).toEqual([]);
   });
 
+  it("ships zod's licence with the package, as the copy in dist/ requires", () => {
+    const manifest = JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')) as { files: string[] };
+    expect(manifest.files).toContain('THIRD_PARTY_NOTICES.md');
+    const notices = readFileSync(join(dist, '..', 'THIRD_PARTY_NOTICES.md'), 'utf8');
+    expect(notices).toContain(readFileSync(require.resolve('zod/package.json').replace(/package\.json$/, 'LICENSE'), 'utf8').trim());
+  });
+
   for (const [format, schemas] of [
     ['ESM', esm],
     ['CommonJS', cjs],
@@ -43,7 +50,10 @@ describe('the built package carries its own zod', () => {
         const bad = order.safeParse({ reference: 'A-1', payment: { ...payment(), gross_amount: 'lots' } });
         expect(bad.success).toBe(false);
         expect(bad.error?.issues.map((issue) => issue.path)).toContainEqual(['payment', 'gross_amount']);
-        expect(bad.error).toBeInstanceOf(classic.ZodError);
+        // An error made by the SDK's copy is a zod error to the merchant's copy too.
+        const own = schemas.PaymentSchema.safeParse({ ...payment(), gross_amount: 'lots' });
+        expect(own.error).toBeInstanceOf(mini.core.$ZodError);
+        expect(own.error?.issues.map((issue) => issue.path)).toContainEqual(['gross_amount']);
       });
 
       it("composes with the merchant's zod/mini, which also sees its schemas as zod schemas", () => {

@@ -1,6 +1,7 @@
 /** The state every part of the engine works on: options read once, merchants, the clock, the insertion counter. */
 
 import { normalizeBaseUrl } from '../../internal/config.js';
+import { HOUR_MS } from '../../internal/durations.js';
 import { randomHex } from '../ids.js';
 import { MockServiceError } from '../mock-errors.js';
 import {
@@ -17,8 +18,6 @@ import {
 import { Clock } from './clock.js';
 import { createMerchants, type MerchantRegistry } from './merchants.js';
 import type { Stored } from './model.js';
-
-const HOUR_MS = 3_600_000;
 
 /** The mutable state of one mock service. */
 export interface EngineState {
