@@ -111,8 +111,11 @@ try {
   );
 
   const toolchains = [
-    { name: 'pinned', typescript: installedVersion('typescript'), typesNode: installedVersion('@types/node') },
-    { name: 'newest', typescript: 'latest', typesNode: 'latest' },
+    // zod: the package's own range in the pinned project; the newest zod in the other, so that the
+    // types (the merchant's zod) and the runtime (the zod built into dist/) are checked together
+    // when they differ (cjs-require.cjs composes a built schema with the merchant's zod at run time).
+    { name: 'pinned', typescript: installedVersion('typescript'), typesNode: installedVersion('@types/node'), zod: [] },
+    { name: 'newest', typescript: 'latest', typesNode: 'latest', zod: ['zod@latest'] },
   ];
   // What the examples and programs import, at the ranges this repo tests with (fastify: its current major).
   const frameworks = ['express', '@types/express', 'hono', 'redis', 'ioredis', 'undici', 'vitest'].map(
@@ -138,11 +141,12 @@ try {
         tarball,
         `typescript@${toolchain.typescript}`,
         `@types/node@${toolchain.typesNode}`,
+        ...toolchain.zod,
         ...frameworks,
       ],
       project,
     );
-    const versions = `typescript ${readVersion(project, 'typescript')}, @types/node ${readVersion(project, '@types/node')}`;
+    const versions = `typescript ${readVersion(project, 'typescript')}, @types/node ${readVersion(project, '@types/node')}, zod ${readVersion(project, 'zod')}`;
 
     // Without msw: everything but the program that imports msw itself, and no DOM lib (a Node server).
     writeTsconfig(project, ['msw-tests.ts'], false);

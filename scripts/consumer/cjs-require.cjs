@@ -16,6 +16,15 @@ assert.throws(() => sdk.toMinorUnits(5000, 'CFA'), /not an ISO 4217 currency/);
   const event = await verifyWebhook({ payload: delivery.body, headers: delivery.headers, secret: mock.webhookSecret });
   z.parse(PaymentSchema, event.data);
   assert.strictEqual(event.data.uuid, 'pay_1');
+  // The SDK's schemas carry their own zod; the merchant's zod (this project's) composes with them.
+  const order = z.object({ reference: z.string(), payment: PaymentSchema });
+  assert.strictEqual(z.parse(order, { reference: 'A-1', payment: event.data }).payment.uuid, 'pay_1');
+  assert.ok(PaymentSchema instanceof z.ZodMiniObject);
+  const bad = z.safeParse(order, { reference: 'A-1', payment: { ...event.data, gross_amount: 'lots' } });
+  assert.deepStrictEqual(
+    bad.error?.issues.map((issue) => issue.path),
+    [['payment', 'gross_amount']],
+  );
   console.log('cjs-require: ok');
 })().catch((error) => {
   console.error(error);
