@@ -157,9 +157,8 @@ function amountFormatter(locale: string | undefined): (amount: unknown, currency
 
 /**
  * Iterates `source` one step ahead: the next page is asked for as soon as the current one is handed
- * out. Its request leaves at the loop's first wait (stdout waiting to drain, say), not
- * after the whole page is written; a page written without a wait gains little. Two pages at most
- * are held.
+ * out. Its request leaves at the loop's first wait (stdout waiting to drain, say), not after the
+ * whole page is written; a page written without a wait gains little. Two pages at most are held.
  */
 async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
   const iterator = source[Symbol.asyncIterator]();
@@ -194,9 +193,9 @@ const MAGLEV_INVOCATIONS = 2000;
  *   generation has reached the cap, a factor of 1 stops it there.
  * - What a scavenge cannot free moves to the old generation: each request's fetch objects (request,
  *   headers, streams, abort signals), tied to finalizers and weak references that only a full
- *   collection clears, however often the young generation is scavenged. V8
- *   collects the old generation only near a limit sized for far larger heaps; a full collection
- *   each time its use has grown by the slack keeps it near its live size (a few milliseconds each).
+ *   collection clears, however often the young generation is scavenged. V8 collects the old
+ *   generation only near a limit sized for far larger heaps; a full collection each time its use
+ *   has grown by the slack keeps it near its live size (a few milliseconds each).
  * Scavenges run on this thread alone: in a young generation this small little survives each one,
  * and they take no longer without V8's helper threads, whose CPU the rest of the machine can use.
  * At an export's start hundreds of functions reach V8's Maglev threshold at once, and their queued
