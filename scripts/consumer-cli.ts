@@ -26,14 +26,22 @@ interface Ran {
   stderr: string;
 }
 
-/** `npx --no-install payments-sdk <args>` in `project`, to its end (60 s at most). */
-async function npx(project: string, args: string[], env: Record<string, string> = {}): Promise<Ran> {
-  const child = spawn('npx', ['--no-install', 'payments-sdk', ...args], {
+/**
+ * Starts `npx --no-install payments-sdk <args>` in `project`, in a process group of its own (see
+ * {@link killGroup}), with no inherited PAYMENTS_* variable, plus `env`.
+ */
+function spawnCli(project: string, args: string[], env: Record<string, string> = {}) {
+  return spawn('npx', ['--no-install', 'payments-sdk', ...args], {
     cwd: project,
     env: { ...withoutPaymentsVariables(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+}
+
+/** `npx --no-install payments-sdk <args>` in `project`, to its end (60 s at most). */
+async function npx(project: string, args: string[], env: Record<string, string> = {}): Promise<Ran> {
+  const child = spawnCli(project, args, env);
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
@@ -71,17 +79,12 @@ function expect(condition: boolean, what: string, ran?: Ran): void {
 
 /** Starts `payments-sdk mock --json` and resolves with its ready line. */
 async function startMock(project: string, seed: string): Promise<{ child: ChildProcess; ready: Record<string, string> }> {
-  const child = spawn('npx', ['--no-install', 'payments-sdk', 'mock', '--port', '0', '--settle-after', '0', '--seed', seed, '--json'], {
-    cwd: project,
-    env: withoutPaymentsVariables(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = spawnCli(project, ['mock', '--port', '0', '--settle-after', '0', '--seed', seed, '--json']);
   let stderr = '';
-  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;
   });
-  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const lines = createInterface({ input: child.stdout });
   const timer = setTimeout(() => killGroup(child, 'SIGKILL'), 30_000);
   try {
     for await (const line of lines) {
