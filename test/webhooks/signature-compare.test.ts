@@ -39,11 +39,15 @@ describe('signature comparison', () => {
   });
 
   it('does the same with Web Crypto alone (edge runtimes)', async () => {
-    const original = process.getBuiltinModule;
+    // A runtime whose getBuiltinModule has no node:crypto, and a fresh copy of the module that looks it up.
+    const getBuiltinModule = process.getBuiltinModule.bind(process);
+    const spy = vi
+      .spyOn(process, 'getBuiltinModule')
+      .mockImplementation(((id: string) => (id === 'node:crypto' ? undefined : getBuiltinModule(id))) as typeof process.getBuiltinModule);
     vi.resetModules();
-    Object.defineProperty(process, 'getBuiltinModule', { value: undefined, configurable: true, writable: true });
     try {
       const fresh = await import('../../src/webhooks/index.js');
+      expect((await import('../../src/webhooks/sign.js')).nodeCrypto()).toBeNull();
       const body = eventBody();
       const signature = nodeSignature(body);
       const mixed = recased(
@@ -61,7 +65,7 @@ describe('signature comparison', () => {
         ).rejects.toMatchObject({ reason: 'signature_mismatch' });
       }
     } finally {
-      Object.defineProperty(process, 'getBuiltinModule', { value: original, configurable: true, writable: true });
+      spy.mockRestore();
       vi.resetModules();
     }
   });
