@@ -11,6 +11,8 @@
  *   node bench/profile.ts ky-stub    [N]   ky alone with the same stub
  *   node bench/profile.ts webhook-1k [N]   N × verifyWebhook on a 1 KB body (string)
  *   node bench/profile.ts webhook-64k [N]  the same with a 64 KB body
+ *   node bench/profile.ts webhook-ref-1k [N]   bench/run.ts's node:crypto reference on the 1 KB body, for comparison
+ *   node bench/profile.ts webhook-ref-64k [N]  the same with the 64 KB body
  *
  * Runs the case in a child (the loopback server in its own process, as in bench/run.ts), warms it
  * up, profiles only the measured loop through node:inspector, then prints self time grouped by where the code lives (SDK dist, ky, zod, undici,
@@ -169,14 +171,24 @@ if (process.env.PROFILE_CHILD === '1') {
       const api = ky.create({ headers, fetch: stub });
       one = () => api.get(`http://127.0.0.1:1/api/v1/payments/${UUID}`).json();
     }
-  } else if (mode === 'webhook-1k' || mode === 'webhook-64k') {
+  } else if (mode.startsWith('webhook-')) {
     const { signWebhookPayload, verifyWebhook } = await import('payments-sdk/webhooks');
     const secret = 'whsec_bench_0123456789abcdef0123456789abcdef';
-    // As bench/run.ts: a payment.succeeded delivery padded by an unknown field.
-    const payload = webhookEventBody(mode === 'webhook-1k' ? 1024 : 65_536);
+    // As bench/run.ts: a payment.succeeded delivery padded by an unknown field, its headers one object.
+    const payload = webhookEventBody(mode.endsWith('-1k') ? 1024 : 65_536);
     const signature = await signWebhookPayload(payload, secret);
-    const headers = { 'x-service-signature': signature, 'x-service-event': 'payment.succeeded' };
-    one = () => verifyWebhook({ payload, headers, secret });
+    const headers: Record<string, string> = { 'x-service-signature': signature, 'x-service-event': 'payment.succeeded' };
+    if (mode.startsWith('webhook-ref-')) {
+      const { createHmac, timingSafeEqual } = await import('node:crypto');
+      one = async () => {
+        const given = Buffer.from(headers['x-service-signature'] ?? '', 'hex');
+        const mac = createHmac('sha256', secret).update(payload).digest();
+        if (given.length !== mac.length || !timingSafeEqual(given, mac)) throw new Error('signature mismatch');
+        return JSON.parse(payload);
+      };
+    } else {
+      one = () => verifyWebhook({ payload, headers, secret });
+    }
   } else {
     throw new Error(`unknown mode ${mode}`);
   }
@@ -208,7 +220,7 @@ for (const name of readdirSync(dir)) if (name.startsWith(`${mode}-`)) rmSync(joi
 
 let stop = () => {};
 let origin = '';
-if (!['webhook-1k', 'webhook-64k', 'sdk-stub', 'ky-stub'].includes(mode)) {
+if (!mode.startsWith('webhook-') && !['sdk-stub', 'ky-stub'].includes(mode)) {
   const server = fork(fileURLToPath(new URL('./server.ts', import.meta.url)), [], { execArgv: [] });
   const { fast: port } = await new Promise<{ fast: number }>((resolve) => server.once('message', (m) => resolve(m as { fast: number })));
   origin = `http://127.0.0.1:${port}`;

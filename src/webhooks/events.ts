@@ -97,9 +97,9 @@ export function dataIssues(data: unknown, fields: FieldTable): ValidationIssue[]
 }
 
 /** The field table for a type, or `undefined` for a type the SDK does not know (not validated). */
-function fieldsOf(type: string): [FieldTable, string] | undefined {
-  if (type === 'payment.succeeded' || type === 'payment.failed') return [PAYMENT_FIELDS, 'a Payment'];
-  if (type.startsWith('payout.')) return [PAYOUT_FIELDS, 'a Payout'];
+function fieldsOf(type: string): FieldTable | undefined {
+  if (type === 'payment.succeeded' || type === 'payment.failed') return PAYMENT_FIELDS;
+  if (type.startsWith('payout.')) return PAYOUT_FIELDS;
   return undefined;
 }
 
@@ -135,10 +135,14 @@ export function toWebhookEvent(body: unknown): WebhookEvent | UnknownWebhookEven
 
   const eventId = String(id);
   const eventType = type as string;
-  const known = fieldsOf(eventType);
-  if (known) {
-    const issues = dataIssues(data, known[0]);
-    if (issues.length > 0) throw invalid(`data of a ${eventType} event must be ${known[1]}: ${formatIssues(issues)}.`);
+  const fields = fieldsOf(eventType);
+  if (fields) {
+    const issues = dataIssues(data, fields);
+    if (issues.length > 0) {
+      throw invalid(
+        `data of a ${eventType} event must be ${fields === PAYMENT_FIELDS ? 'a Payment' : 'a Payout'}: ${formatIssues(issues)}.`,
+      );
+    }
   }
   return { id: eventId, type: eventType, data } as WebhookEvent;
 }

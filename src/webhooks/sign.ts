@@ -39,15 +39,24 @@ export function payloadBytes(payload: RawPayload): Uint8Array {
   );
 }
 
-/** The HMAC key for a secret, imported once and reused (importKey dominates the cost of small bodies). */
-export function hmacKey(secret: string): Promise<CryptoKey> {
-  let key = keyCache.get(secret);
-  if (!key) {
-    if (keyCache.size >= KEY_CACHE_MAX) keyCache.delete(keyCache.keys().next().value as string);
-    key = crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-    keyCache.set(secret, key);
+/** The value cached for a secret, made on first use; the oldest entry goes once `KEY_CACHE_MAX` are held. */
+function cachedKey<T>(cache: Map<string, T>, secret: string, make: (secret: string) => T): T {
+  let key = cache.get(secret);
+  if (key === undefined) {
+    if (cache.size >= KEY_CACHE_MAX) cache.delete(cache.keys().next().value as string);
+    key = make(secret);
+    cache.set(secret, key);
   }
   return key;
+}
+
+function importHmacKey(secret: string): Promise<CryptoKey> {
+  return crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+}
+
+/** The HMAC key for a secret, imported once and reused (importKey dominates the cost of small bodies). */
+export function hmacKey(secret: string): Promise<CryptoKey> {
+  return cachedKey(keyCache, secret, importHmacKey);
 }
 
 /** Raw HMAC-SHA256 bytes of `payload` under `secret`, with Web Crypto (every runtime). */
@@ -56,9 +65,13 @@ export async function hmacSha256Web(payload: RawPayload, secret: string): Promis
   return new Uint8Array(mac);
 }
 
-/** The one `node:crypto` function used, when the runtime has it. */
+/** The `node:crypto` functions used, when the runtime has them. */
 interface NodeHmac {
-  createHmac(algorithm: 'sha256', key: string): { update(data: Uint8Array | string, encoding?: 'utf8'): { digest(): Uint8Array } };
+  createHmac(
+    algorithm: 'sha256',
+    key: unknown,
+  ): { update(data: Uint8Array | string, encoding?: 'utf8'): { digest(): Uint8Array; digest(encoding: 'hex'): string } };
+  createSecretKey?(key: string, encoding: 'utf8'): unknown;
 }
 
 let nodeHmac: NodeHmac | null | undefined;
@@ -83,16 +96,38 @@ export function nodeCrypto(): NodeHmac | null {
 }
 
 /**
+ * `node:crypto` secret keys (`KeyObject`s, which never show their bytes), one per secret: handing
+ * `createHmac` a key object spares it encoding the secret string again on every delivery.
+ */
+const nodeKeyCache = new Map<string, unknown>();
+
+function nodeKey(secret: string): unknown {
+  return (nodeHmac as NodeHmac).createSecretKey?.(secret, 'utf8') ?? secret;
+}
+
+/**
  * Raw HMAC-SHA256 bytes with `node:crypto`, synchronously; `undefined` where the runtime has no
  * `node:crypto` (then use {@link hmacSha256Web}). Verification on Node then needs no await at all.
  */
 export function hmacSha256Sync(payload: RawPayload, secret: string): Uint8Array | undefined {
+  return nodeHmacOf(payload, secret)?.digest();
+}
+
+/**
+ * Lowercase hex HMAC-SHA256 with `node:crypto`, synchronously; `undefined` without `node:crypto`.
+ * The hex text comes straight from node:crypto: no buffer is made for the 32 bytes.
+ */
+export function hmacHexSync(payload: RawPayload, secret: string): string | undefined {
+  return nodeHmacOf(payload, secret)?.digest('hex');
+}
+
+function nodeHmacOf(payload: RawPayload, secret: string) {
   const node = nodeCrypto();
   if (!node) return undefined;
   // Same bytes either way: both encode the secret string as UTF-8 and sign the payload bytes. A string
   // body is hashed as UTF-8 by node:crypto directly, without a copy into a Uint8Array first.
-  const hmac = node.createHmac('sha256', secret);
-  return (typeof payload === 'string' ? hmac.update(payload, 'utf8') : hmac.update(payloadBytes(payload))).digest();
+  const hmac = node.createHmac('sha256', cachedKey(nodeKeyCache, secret, nodeKey));
+  return typeof payload === 'string' ? hmac.update(payload, 'utf8') : hmac.update(payloadBytes(payload));
 }
 
 /** Raw HMAC-SHA256 bytes of `payload` under `secret`: `node:crypto` where available, else Web Crypto. */

@@ -8,7 +8,7 @@
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
 import { parseJson } from '../internal/json.js';
 import { kind, toWebhookEvent, type WebhookEvent } from './events.js';
-import { hmacSha256Sync, hmacSha256Web, nodeCrypto, type RawPayload, rawBytes } from './sign.js';
+import { hmacHexSync, hmacSha256Web, nodeCrypto, type RawPayload, rawBytes, toHex } from './sign.js';
 
 /** Header carrying the signature: lowercase hex HMAC-SHA256 of the raw body. */
 export const SIGNATURE_HEADER = 'x-service-signature';
@@ -74,21 +74,23 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
         'If you read the header yourself, pass it as { signature }.',
     );
   }
-  const macs = candidates.map(fromHex).filter((mac): mac is Uint8Array => mac !== undefined);
-  if (macs.length === 0) throw new WebhookVerificationError('malformed_signature', malformedMessage(candidates));
+  const wellFormed = candidates.filter((candidate) => HEX64.test(candidate));
+  if (wellFormed.length === 0) throw new WebhookVerificationError('malformed_signature', malformedMessage(candidates));
 
   // Every secret and every candidate is compared, with no early exit: the time taken says nothing
-  // about which secret matched or how many bytes of a forged signature were right.
+  // about which secret matched or how many bytes of a forged signature were right. The MACs are
+  // compared as lowercase hex text: node:crypto hands that text over directly, with no buffer made
+  // for the 32 bytes, and the candidates need no decoding.
   // node:crypto answers synchronously (no await on Node); Web Crypto is async (edge runtimes).
   const expected = nodeCrypto()
-    ? secrets.map((secret) => hmacSha256Sync(raw, secret) as Uint8Array)
-    : await Promise.all(secrets.map((secret) => hmacSha256Web(raw, secret)));
+    ? secrets.map((secret) => hmacHexSync(raw, secret) as string)
+    : (await Promise.all(secrets.map((secret) => hmacSha256Web(raw, secret)))).map(toHex);
   let matched = false;
-  for (const mac of expected) for (const candidate of macs) matched = constantTimeEqual(mac, candidate) || matched;
+  for (const mac of expected) for (const candidate of wellFormed) matched = sameHex(mac, candidate) || matched;
   if (!matched) throw new WebhookVerificationError('signature_mismatch', mismatchMessage(secrets));
 
   const body = parseBody(raw);
-  const announced = firstHeader(input.headers, EVENT_HEADER)?.trim();
+  const announced = headerValues(input.headers, EVENT_HEADER)[0];
   const type = typeof body === 'object' && body !== null ? (body as { type?: unknown }).type : undefined;
   if (announced && typeof type === 'string' && announced !== type) {
     throw new WebhookVerificationError(
@@ -122,31 +124,38 @@ function describeBadSecret(secret: unknown, list: unknown[], bad: number): strin
 }
 
 /** Every value of a header, split on commas (a repeated header arrives joined with ", "). */
-export function headerValues(headers: unknown, name: string): string[] {
-  const raw: unknown[] = [];
+function headerValues(headers: unknown, name: string): string[] {
+  let value: unknown;
+  let list: unknown[] | undefined;
   try {
     if (headers === null || typeof headers !== 'object') return [];
-    if (typeof Headers !== 'undefined' && headers instanceof Headers) raw.push(headers.get(name));
-    else if (headers instanceof Map) for (const [key, value] of headers) raw.push(sameName(key, name) ? value : undefined);
-    else if (typeof (headers as { get?: unknown }).get === 'function') raw.push((headers as Headers).get(name));
-    else {
+    if (headers instanceof Map) {
+      list = [];
+      for (const [key, entry] of headers) if (sameName(key, name)) list.push(entry);
+    } else if (typeof (headers as { get?: unknown }).get === 'function') {
+      // A Fetch `Headers` (or a look-alike), whose own lookup ignores case.
+      value = (headers as Headers).get(name);
+    } else {
       // Node lowercases header names: look the name up first, and scan the keys only when it is absent
       // (an object a merchant built with 'X-Service-Signature').
-      const direct = Object.hasOwn(headers, name) ? (headers as Record<string, unknown>)[name] : undefined;
-      if (direct !== undefined) raw.push(direct);
-      else for (const key of Object.keys(headers)) if (sameName(key, name)) raw.push((headers as Record<string, unknown>)[key]);
+      const record = headers as Record<string, unknown>;
+      value = Object.hasOwn(record, name) ? record[name] : undefined;
+      if (value === undefined) {
+        list = [];
+        for (const key of Object.keys(record)) if (sameName(key, name)) list.push(record[key]);
+      }
     }
   } catch {
     // A headers object that throws when read (a hostile getter) simply carries no usable header.
     return [];
   }
+  if (list) return splitValues(list);
   // The common case, one value and no comma, without the split below.
-  const only = raw.length === 1 ? raw[0] : undefined;
-  if (typeof only === 'string' && !only.includes(',')) {
-    const trimmed = only.trim();
+  if (typeof value === 'string' && !value.includes(',')) {
+    const trimmed = value.trim();
     return trimmed === '' ? [] : [trimmed];
   }
-  return splitValues(raw);
+  return splitValues([value]);
 }
 
 /** Header values (strings, numbers, arrays of them) split on commas, trimmed, empty parts dropped. */
@@ -166,10 +175,6 @@ function sameName(key: unknown, name: string): boolean {
   return typeof key === 'string' && key.toLowerCase() === name;
 }
 
-function firstHeader(headers: unknown, name: string): string | undefined {
-  return headerValues(headers, name)[0];
-}
-
 function signatureCandidates(input: VerifyWebhookInput): string[] {
   const given: unknown = input.signature;
   if (given !== undefined && given !== null) {
@@ -184,24 +189,14 @@ function signatureCandidates(input: VerifyWebhookInput): string[] {
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
 
-/** The 32 bytes of a 64-hex-digit signature, or `undefined` when it is not one. */
-function fromHex(text: string): Uint8Array | undefined {
-  if (!HEX64.test(text)) return undefined;
-  const out = new Uint8Array(32);
-  for (let i = 0; i < 32; i++) out[i] = (hexDigit(text.charCodeAt(2 * i)) << 4) | hexDigit(text.charCodeAt(2 * i + 1));
-  return out;
-}
-
-/** Value of one hex digit's char code (already checked by HEX64): 0-9, a-f, A-F. */
-function hexDigit(code: number): number {
-  return code <= 57 ? code - 48 : (code | 32) - 87;
-}
-
-/** Byte comparison whose time depends only on the length (public: always 32 here). */
-export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
+/**
+ * Constant-time comparison of a well-formed candidate (64 hex digits, either case) with the lowercase
+ * hex of the expected MAC: the same 32 bytes, compared digit by digit without decoding them, every
+ * digit compared. `| 32` folds A-F into a-f and leaves 0-9 as they are.
+ */
+function sameHex(expected: string, candidate: string): boolean {
   let diff = 0;
-  for (let i = 0; i < a.length; i++) diff |= (a[i] as number) ^ (b[i] as number);
+  for (let i = 0; i < 64; i++) diff |= (candidate.charCodeAt(i) | 32) ^ expected.charCodeAt(i);
   return diff === 0;
 }
 
