@@ -1,10 +1,10 @@
 /**
  * Runs scripts/runtime-smoke/smoke.ts on the BUILT package under every runtime API.md "Package"
- * promises (issue 6 "Runtimes"): Node 22, Node 24 (ESM and `require`), Bun, Deno, Vercel's
- * EdgeVM (the `edge-runtime` package), and Cloudflare's workerd when `miniflare` is installed.
- * Prints runtime → version → pass/fail/skipped; exits 1 if any fails.
+ * promises (issue 6 "Runtimes"): Node 22, Node 24 and the pinned toolchain Node 26 (each in ESM and
+ * `require`), Bun, Deno, Vercel's EdgeVM (the `edge-runtime` package), and Cloudflare's workerd when
+ * `miniflare` is installed. Prints runtime → version → pass/fail/skipped; exits 1 if any fails.
  *
- *   npm run test:runtimes      (builds with tsup first, then runs this file on the pinned Node 24)
+ *   npm run test:runtimes      (builds with tsup first, then runs this file on the pinned Node 26)
  *
  * How the package reaches each runtime: `npm pack` → extracted into a throwaway consumer directory
  * (os.tmpdir()) as node_modules/payments-sdk, with its dependencies (zod) symlinked from this
@@ -149,8 +149,10 @@ const pinnedNode = existsSync(bin('node', 'bin', 'node')) ? bin('node', 'bin', '
 const processRuns: ProcessRun[] = [
   { runtime: 'Node 22 (ESM)', bin: bin('node22', 'bin', 'node'), args: (c) => ['smoke.ts', c] },
   { runtime: 'Node 22 (require)', bin: bin('node22', 'bin', 'node'), args: (c) => ['require.cjs', c] },
-  { runtime: 'Node 24 (ESM)', bin: pinnedNode, args: (c) => ['smoke.ts', c] },
-  { runtime: 'Node 24 (require)', bin: pinnedNode, args: (c) => ['require.cjs', c] },
+  { runtime: 'Node 24 (ESM)', bin: bin('node24', 'bin', 'node'), args: (c) => ['smoke.ts', c] },
+  { runtime: 'Node 24 (require)', bin: bin('node24', 'bin', 'node'), args: (c) => ['require.cjs', c] },
+  { runtime: 'Node 26 (ESM)', bin: pinnedNode, args: (c) => ['smoke.ts', c] },
+  { runtime: 'Node 26 (require)', bin: pinnedNode, args: (c) => ['require.cjs', c] },
   { runtime: 'Bun', bin: bin('.bin', 'bun'), args: (c) => ['smoke.ts', c] },
   {
     runtime: 'Deno',

@@ -2,7 +2,7 @@
  * The one runtime smoke (issue 6 "Runtimes"), written as a merchant would: it imports the package by
  * name. scripts/test-runtimes.ts copies this file into a throwaway consumer directory whose
  * node_modules holds the packed tarball (`npm pack`), so these imports read the BUILT files that npm
- * would publish, never src/. It runs unchanged on Node 22 and 24, Bun, Deno, and (bundled by esbuild
+ * would publish, never src/. It runs unchanged on Node 22, 24 and 26, Bun, Deno, and (bundled by esbuild
  * into one script) in Vercel's EdgeVM.
  *
  * It creates a checkout session against the loopback server of the host script, then verifies a

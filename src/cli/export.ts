@@ -177,8 +177,8 @@ async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T, void, 
   }
 }
 
-/** The young generation's size at which an export stops letting it grow (16 MB: two 8 MB semi-spaces). */
-const YOUNG_GENERATION_CAP = 16 * 1024 * 1024;
+/** The semi-space capacity at which an export stops the young generation's growth (two of them: 16 MB). */
+const SEMI_SPACE_CAP = 8 * 1024 * 1024;
 /** How much the old generation's use may grow between two full collections during an export. */
 const OLD_GENERATION_SLACK = 8 * 1024 * 1024;
 /** Calls after which V8 compiles a function with Maglev during an export (V8's default is far lower). */
@@ -189,8 +189,13 @@ const MAGLEV_INVOCATIONS = 2000;
  * `Request` per page, the body, the parsed envelope, the CSV text), and V8 answers that rate in two
  * ways that hold memory which is almost all dead:
  * - It doubles the young generation up to its default maximum (128 MB). `--max-semi-space-size` is
- *   read only when the heap is made, but the growth factor is read at each resize: once the young
- *   generation has reached the cap, a factor of 1 stops it there.
+ *   read only when the heap is made, but the growth factor is read at each resize: once a semi-space
+ *   has reached the cap, a factor of 1 stops it there. A semi-space's capacity is what it holds plus
+ *   what it has left (`space_used_size + space_available_size` of `new_space`), counted without page
+ *   headers, so a little under the power of two it is sized to: more than half the cap means it has
+ *   doubled to the cap. The new space's `space_size` is no measure of it: since V8 14 (Node 26) it
+ *   counts only the pages committed so far, which reach twice the capacity only after the next
+ *   doubling has already happened.
  * - What a scavenge cannot free moves to the old generation: each request's fetch objects (request,
  *   headers, streams, abort signals), tied to finalizers and weak references that only a full
  *   collection clears, however often the young generation is scavenged. V8 collects the old
@@ -218,7 +223,8 @@ function memoryKeeper(): () => void {
   }
   return () => {
     const spaces = v8.getHeapSpaceStatistics();
-    if (!capped && (spaces.find((s) => s.space_name === 'new_space')?.space_size ?? 0) >= YOUNG_GENERATION_CAP) {
+    const young = spaces.find((s) => s.space_name === 'new_space');
+    if (!capped && young && young.space_used_size + young.space_available_size > SEMI_SPACE_CAP / 2) {
       v8.setFlagsFromString('--semi-space-growth-factor=1');
       capped = true;
     }

@@ -13,6 +13,16 @@ import { verifyWebhook } from 'payments-sdk/webhooks';
 export const root = fileURLToPath(new URL('../..', import.meta.url));
 export const cliPath = fileURLToPath(new URL('../../dist/cli.js', import.meta.url));
 
+/**
+ * The Nodes a merchant may run the CLI on, each a devDependency: the pinned toolchain Node (this
+ * process, under npm scripts) and the two older LTS lines, down to the runtime floor.
+ */
+export const nodes: Array<{ name: string; bin: string }> = [
+  { name: 'the pinned Node', bin: process.execPath },
+  { name: 'Node 24', bin: fileURLToPath(new URL('../../node_modules/node24/bin/node', import.meta.url)) },
+  { name: 'Node 22', bin: fileURLToPath(new URL('../../node_modules/node22/bin/node', import.meta.url)) },
+];
+
 /** The environment of a child: no inherited PAYMENTS_* variable, plus `env`. */
 export function childEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const base: NodeJS.ProcessEnv = {};
@@ -27,9 +37,9 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs `payments-sdk <args>` to its end (bounded: 60 s), stdout and stderr as pipes. */
-export async function runCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, [cliPath, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs `payments-sdk <args>` to its end (bounded: 60 s) on `node` (this one by default), stdout and stderr as pipes. */
+export async function runCli(args: string[], env: Record<string, string | undefined> = {}, node = process.execPath): Promise<CliResult> {
+  const child = spawn(node, [cliPath, ...args], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
   return collect(child);
 }
 
