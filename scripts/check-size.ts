@@ -4,7 +4,7 @@
  * minified by esbuild with every dependency included (zod/mini), then gzipped, as one file: what a
  * bundler that does not split code (wrangler, say) ships, the lazily loaded webhook verifier included.
  *
- *   npm run size        (builds first, then runs this file on the pinned Node 24)
+ *   npm run size        (builds first, then runs this file on the pinned toolchain Node)
  *
  * Exits non-zero when a budget is exceeded, when the webhooks entry pulls in zod or the HTTP
  * transport, or when a bundle

@@ -2,7 +2,7 @@
  * The framework webhook recipes (examples/frameworks/*), each a real app tested against the real
  * framework on 127.0.0.1:
  *
- *   npm run test:frameworks     (builds with tsup first, then runs this file on the pinned Node 24)
+ *   npm run test:frameworks     (builds with tsup first, then runs this file on the pinned toolchain Node)
  *
  * 1. installs the apps' own dependencies (examples/frameworks/package-lock.json; `npm ci` on CI or
  *    on a first run, else `npm install`, a no-op when nothing changed) from the npm registry;

@@ -67,7 +67,7 @@ describe('verifyWebhook properties', () => {
   });
 
   it('signs the same with Web Crypto (edge runtimes) and node:crypto (Node fast path), for any bytes and any Unicode secret', async () => {
-    // On Node 24 the fast path is taken; the Web Crypto path is what edge runtimes run.
+    // On Node the fast path (node:crypto) is taken; the Web Crypto path is what edge runtimes run.
     expect(nodeCrypto()).not.toBeNull();
     await fc.assert(
       fc.asyncProperty(
