@@ -345,7 +345,7 @@ function isHeaderSafe(value: string, name = 'authorization'): boolean {
  */
 function checkHeaders(headers: Record<string, string> | undefined, name: string): Record<string, string> {
   if (headers === undefined) return {};
-  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
+  if (!isRecord(headers)) {
     throw new PaymentsError(`${name} must be an object of header names to string values.`);
   }
   const bad: string[] = [];
