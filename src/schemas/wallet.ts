@@ -20,10 +20,11 @@ export const walletArray: z.ZodMiniType<Wallet[]> = z.array(WalletSchema) as unk
 /**
  * `GET /api/v1/wallets` answers `{ data: [...] }`; a bare array is accepted too. The envelope is
  * unwrapped first, then the array checked: a union would say the same at 0.4 KB gzip more in the
- * client bundle, and its issues would not point at the bad wallet. Marked pure: the client imports
- * this module for {@link walletArray}, and without the marks a bundler keeps this unused pipe.
+ * client bundle, and its issues would not point at the bad wallet.
  */
 export const WalletListSchema: z.ZodMiniType<Wallet[]> = /* @__PURE__ */ z.pipe(
+  // Both calls marked pure: the client imports this module for `walletArray` alone, and without the
+  // marks a bundler would keep this unused pipe, and zod's pipe and transform with it.
   /* @__PURE__ */ z.transform((value: unknown) => (isRecord(value) && 'data' in value ? value.data : value)),
   walletArray,
 ) as unknown as z.ZodMiniType<Wallet[]>;
