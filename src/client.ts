@@ -11,6 +11,7 @@ import { APIPromise, type WithResponse } from './core/api-promise.js';
 import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from './internal/config.js';
 import { MAX_TIMER_MS } from './internal/durations.js';
 import { createTransport, DEFAULT_MAX_RESPONSE_BYTES, type RetryBackoff, type Send } from './internal/http.js';
+import { isRecord } from './internal/is-record.js';
 import { type Logger, type LogLevel, levelledLogger } from './internal/logger.js';
 import { isBrowser, readEnv, runtimeName } from './internal/runtime.js';
 import { checkData, checkParams, checkResponse, filterIssues, idempotencyKeyIssues, pathSegment } from './internal/validation.js';
@@ -236,15 +237,17 @@ export class PaymentsClient {
   }
 
   /**
-   * `GET` of a list that is not paginated (the wallet list): the whole body goes to its schema,
-   * which unwraps `{ data }` itself (and accepts a bare array).
+   * `GET` of a list that is not paginated (the wallet list): the list, unwrapped from `{ data }` (a
+   * bare array is accepted too), goes to its schema; an error names the bad items by their index
+   * in the list and carries the whole body.
    * @internal Used by resources.
    */
   getUnpaginated<T>(path: string, spec: { result: z.ZodMiniType<T>; label: string }, options: RequestOptions = {}): APIPromise<T> {
     return new APIPromise(
       (async () => {
         const { response, body } = await this.#get(path, options);
-        return { data: checkResponse(spec.result, body, spec.label), response, replayed: false };
+        const list = isRecord(body) && 'data' in body ? body.data : body;
+        return { data: checkResponse(spec.result, list, spec.label, body), response, replayed: false };
       })(),
     );
   }
@@ -342,7 +345,7 @@ function isHeaderSafe(value: string, name = 'authorization'): boolean {
  */
 function checkHeaders(headers: Record<string, string> | undefined, name: string): Record<string, string> {
   if (headers === undefined) return {};
-  if (headers === null || typeof headers !== 'object' || Array.isArray(headers)) {
+  if (!isRecord(headers)) {
     throw new PaymentsError(`${name} must be an object of header names to string values.`);
   }
   const bad: string[] = [];

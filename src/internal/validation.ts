@@ -7,6 +7,7 @@ import type * as z from 'zod/mini';
 import { InvalidParamsError, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
 import { isSendableDate } from '../schemas/list-params.js';
 import { parseResponse } from '../schemas/response-objects.js';
+import { withArticle } from './article.js';
 import { isRecord } from './is-record.js';
 
 type RawIssue = z.core.$ZodIssue;
@@ -22,11 +23,14 @@ export function checkParams<T>(schema: z.ZodMiniType<T>, params: unknown, label:
   throw new InvalidParamsError([...more.filter((issue) => !named.has(issue.path.join('\u0000'))), ...issues], label);
 }
 
-/** Validates a 2xx body; throws {@link ResponseValidationError} with the issues and the raw body. */
-export function checkResponse<T>(schema: z.ZodMiniType<T>, body: unknown, label = 'response'): T {
-  const result = parseResponse(schema, body);
+/**
+ * Validates a 2xx body, or the `value` taken from it; throws {@link ResponseValidationError} with the
+ * issues (worded from `value`) and the raw `body`.
+ */
+export function checkResponse<T>(schema: z.ZodMiniType<T>, value: unknown, label = 'response', body: unknown = value): T {
+  const result = parseResponse(schema, value);
   if (result.success) return result.data;
-  throw new ResponseValidationError(toIssues(result.error.issues, body), body, label);
+  throw new ResponseValidationError(toIssues(result.error.issues, value), body, label);
 }
 
 /**
@@ -72,7 +76,7 @@ function describe(issue: RawIssue, value: unknown): string {
     case 'invalid_type':
       if (value === undefined) return 'is required';
       if (issue.expected === 'int') return `must be an integer, got ${show(value)}`;
-      return `must be ${article(issue.expected)}, got ${typeName(value)}`;
+      return `must be ${withArticle(issue.expected)}, got ${typeName(value)}`;
     case 'too_small':
       return issue.origin === 'string' || issue.origin === 'array'
         ? `must have at least ${issue.minimum} character${Number(issue.minimum) === 1 ? '' : 's'}`
@@ -116,10 +120,6 @@ function typeName(value: unknown): string {
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   return typeof value;
-}
-
-function article(word: string): string {
-  return /^[aeiou]/.test(word) ? `an ${word}` : `a ${word}`;
 }
 
 function show(value: unknown): string {

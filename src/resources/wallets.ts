@@ -1,12 +1,12 @@
 import type { RequestOptions } from '../client.js';
 import type { APIPromise } from '../core/api-promise.js';
 import { APIResource } from '../core/resource.js';
-import { type Wallet, WalletListSchema } from '../schemas/wallet.js';
+import { type Wallet, walletArray } from '../schemas/wallet.js';
 
 /** Wallet balances. */
 export class Wallets extends APIResource {
   /** Lists wallet balances: `GET /api/v1/wallets`. Not paginated. */
   list(options?: RequestOptions): APIPromise<Wallet[]> {
-    return this._client.getUnpaginated('/wallets', { result: WalletListSchema, label: 'wallets' }, options);
+    return this._client.getUnpaginated('/wallets', { result: walletArray, label: 'wallets' }, options);
   }
 }

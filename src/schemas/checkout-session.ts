@@ -62,16 +62,15 @@ export const CheckoutSessionSchema: z.ZodMiniType<CheckoutSession> = responseObj
   cancel_url: nullableString,
   status: openEnum(CHECKOUT_SESSION_STATUSES),
   // Laravel serialises an empty PHP array as `[]`: accept it (and null) as an empty object. One
-  // check rather than a union, so a bad value is reported at `metadata` with one message.
-  metadata: z.pipe(
-    z.custom<Record<string, unknown> | null>(
+  // check rather than a union, so a bad value is reported at `metadata` with one message; the
+  // replacement is an overwrite check, not a pipe into a transform, which would bring both into the
+  // client bundle for this one field.
+  metadata: z
+    .custom<Record<string, unknown> | null>(
       (value) => value === null || (typeof value === 'object' && (!Array.isArray(value) || value.length === 0)),
-      {
-        error: 'must be an object (an empty one may come as [] or null)',
-      },
-    ),
-    z.transform((value): Record<string, unknown> => (value && !Array.isArray(value) ? value : {})),
-  ),
+      { error: 'must be an object (an empty one may come as [] or null)' },
+    )
+    .check(z.overwrite((value) => (value && !Array.isArray(value) ? value : {}))),
   checkout_url: z.string(),
   expires_at: z.string(),
   created_at: z.string(),

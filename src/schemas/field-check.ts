@@ -13,6 +13,7 @@
  * @module
  */
 import type { ValidationIssue } from '../core/errors.js';
+import { withArticle } from '../internal/article.js';
 import { isRecord } from '../internal/is-record.js';
 import { isExactId } from '../internal/json.js';
 import type { FieldKind, FieldTable } from './fields.js';
@@ -23,8 +24,7 @@ export function kind(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'an array';
   if (value === '') return 'an empty string';
-  const type = typeof value;
-  return `${/^[aeiou]/.test(type) ? 'an' : 'a'} ${type}`;
+  return withArticle(typeof value);
 }
 
 /** The problem with one value of a field, or `undefined` when it is fine; nested issues go to `issues`. */

@@ -19,4 +19,4 @@ export * from './payment.js';
 export * from './payment-link.js';
 export * from './payout.js';
 export type { OpenEnum } from './primitives.js';
-export * from './wallet.js';
+export { type Wallet, WalletListSchema, WalletSchema } from './wallet.js';

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { isRecord } from '../internal/is-record.js';
 import { responseObject } from './response-objects.js';
 
 /** A wallet balance. Its fields are not documented: all pass through. */
@@ -10,13 +11,20 @@ export interface Wallet {
 export const WalletSchema: z.ZodMiniType<Wallet> = responseObject({});
 
 /**
+ * The wallets of a list once unwrapped from `{ data }`: what the client checks `wallets.list()` with.
+ * The client unwraps the envelope itself, so its bundle needs no zod pipe or transform.
+ * @internal Not exported from `payments-sdk/schemas`: {@link WalletListSchema} is.
+ */
+export const walletArray: z.ZodMiniType<Wallet[]> = z.array(WalletSchema) as unknown as z.ZodMiniType<Wallet[]>;
+
+/**
  * `GET /api/v1/wallets` answers `{ data: [...] }`; a bare array is accepted too. The envelope is
  * unwrapped first, then the array checked: a union would say the same at 0.4 KB gzip more in the
  * client bundle, and its issues would not point at the bad wallet.
  */
-export const WalletListSchema: z.ZodMiniType<Wallet[]> = z.pipe(
-  z.transform((value: unknown) =>
-    typeof value === 'object' && value !== null && !Array.isArray(value) && 'data' in value ? value.data : value,
-  ),
-  z.array(WalletSchema),
+export const WalletListSchema: z.ZodMiniType<Wallet[]> = /* @__PURE__ */ z.pipe(
+  // Both calls marked pure: the client imports this module for `walletArray` alone, and without the
+  // marks a bundler would keep this unused pipe, and zod's pipe and transform with it.
+  /* @__PURE__ */ z.transform((value: unknown) => (isRecord(value) && 'data' in value ? value.data : value)),
+  walletArray,
 ) as unknown as z.ZodMiniType<Wallet[]>;

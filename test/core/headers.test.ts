@@ -166,6 +166,14 @@ describe('bad headers', () => {
     expect(() => makeClient({ headers: { 'bad name': 'x' } })).toThrowError(/bad name/);
   });
 
+  it('headers that are not an object of names to values (null, an array, a string) are refused at construction', () => {
+    for (const headers of [null, [['X-Token', 'x']], 'X-Token: x']) {
+      expect(() => makeClient({ headers: headers as unknown as Record<string, string> })).toThrowError(
+        new PaymentsError('headers must be an object of header names to string values.'),
+      );
+    }
+  });
+
   it('a per-request header that is not valid HTTP is refused before sending, with the idempotencyKey on a creation', async () => {
     const seen = record('post', '/payments', () => HttpResponse.json({ data: payment() }, { status: 201 }));
     const error = await makeClient()

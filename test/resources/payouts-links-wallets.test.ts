@@ -215,6 +215,9 @@ describe('wallets.list', () => {
       const error = await caught(() => makeClient().wallets.list());
       expect(error).toBeInstanceOf(ResponseValidationError);
       expect((error as ResponseValidationError).issues.map((i) => i.path.join('.'))).toEqual(['1']);
+      // Worded from the wallet at fault, and the error keeps the body as received.
+      expect((error as ResponseValidationError).issues[0]?.message).toBe('must be an object, got string');
+      expect((error as ResponseValidationError).body).toEqual(body);
     }
   });
 });

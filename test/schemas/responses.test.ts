@@ -5,7 +5,9 @@
  */
 import { HttpResponse, http } from 'msw';
 import { ResponseValidationError } from 'payments-sdk';
+import { WalletListSchema } from 'payments-sdk/schemas';
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
 import { caught } from '../helpers/caught.js';
 import { makeClient } from '../helpers/client.js';
 import { API_URL, checkoutSession, envelope, ORIGIN, payment } from '../helpers/fixtures.js';
@@ -136,5 +138,16 @@ describe('list envelope', () => {
     expect(await caught(() => makeClient().payments.list())).toBeInstanceOf(ResponseValidationError);
     server.use(http.get(`${API_URL}/payments`, () => HttpResponse.json({ ...body, meta: { ...body.meta, total: '1' } })));
     expect(await caught(() => makeClient().payments.list())).toBeInstanceOf(ResponseValidationError);
+  });
+});
+
+describe('WalletListSchema (payments-sdk/schemas)', () => {
+  // The client unwraps `{ data }` itself; the public schema still does it on its own, for a stored answer.
+  it('unwraps { data: [...] }, accepts a bare array, and refuses anything else', () => {
+    const wallets = [{ currency: 'XOF', balance: 1000 }];
+    expect(z.parse(WalletListSchema, { data: wallets })).toEqual(wallets);
+    expect(z.parse(WalletListSchema, wallets)).toEqual(wallets);
+    expect(z.safeParse(WalletListSchema, { wallets }).success).toBe(false);
+    expect(z.safeParse(WalletListSchema, { data: [wallets[0], 'XOF'] }).error?.issues.map((i) => i.path)).toEqual([[1]]);
   });
 });
