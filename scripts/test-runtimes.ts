@@ -1,10 +1,11 @@
 /**
  * Runs scripts/runtime-smoke/smoke.ts on the BUILT package under every runtime API.md "Package"
  * promises (issue 6 "Runtimes"): Node 22, Node 24 and the pinned toolchain Node 26 (each in ESM and
- * `require`), Bun, Deno, Vercel's EdgeVM (the `edge-runtime` package), and Cloudflare's workerd when
- * `miniflare` is installed. Prints runtime → version → pass/fail/skipped; exits 1 if any fails.
+ * `require`), Bun, Deno, Vercel's EdgeVM (the `edge-runtime` package), and Cloudflare's workerd
+ * (through `miniflare`), without and with `nodejs_compat`. Each row also says which HMAC path the
+ * webhook code took there (node:crypto or Web Crypto), checked against a Web Crypto HMAC. Prints runtime → version → pass/fail/skipped; exits 1 if any fails.
  *
- *   npm run test:runtimes      (builds with tsup first, then runs this file on the pinned Node 26)
+ *   npm run test:runtimes      (builds with tsup first, then runs this file on the pinned toolchain Node)
  *
  * How the package reaches each runtime: `npm pack` → extracted into a throwaway consumer directory
  * (os.tmpdir()) as node_modules/payments-sdk, with its dependencies (zod) symlinked from this
@@ -227,7 +228,7 @@ function runProcess(run: ProcessRun): Promise<Outcome> {
           runtime: run.runtime,
           version,
           ok: true,
-          detail: `${result.checks.length} checks; UA ${seen.userAgent}; ${seen.exchange}`,
+          detail: passDetail(result.checks, seen),
         });
         return;
       }
@@ -282,7 +283,7 @@ async function runEdge(): Promise<Outcome> {
       const inside = result.runtime.startsWith('edge-runtime') ? undefined : `ran outside the EdgeVM? (${result.runtime})`;
       const problem = [server, inside].filter(Boolean).join('; ');
       if (problem) return { runtime, version, ok: false, detail: problem };
-      return { runtime, version, ok: true, detail: `${result.checks.length} checks; UA ${seen.userAgent}; ${seen.exchange}` };
+      return { runtime, version, ok: true, detail: passDetail(result.checks, seen) };
     } finally {
       clearTimeout(timer);
     }
@@ -295,8 +296,8 @@ async function runEdge(): Promise<Outcome> {
  * Cloudflare's workerd through Miniflare (a devDependency, whose `workerd` package ships the binary).
  * Missing, it is a failure: an install problem must not turn a tested runtime into an untested one.
  */
-async function runWorkerd(): Promise<Outcome> {
-  const runtime = 'Cloudflare workerd';
+async function runWorkerd(compatibilityFlags: string[] = []): Promise<Outcome> {
+  const runtime = `Cloudflare workerd${compatibilityFlags.length > 0 ? ` (${compatibilityFlags.join(', ')})` : ''}`;
   const require = createRequire(import.meta.url);
   let miniflarePath: string;
   try {
@@ -337,7 +338,7 @@ async function runWorkerd(): Promise<Outcome> {
       logLevel: 'silent',
     });
     const { Miniflare } = (await import(miniflarePath)) as { Miniflare: new (options: object) => unknown };
-    mf = new Miniflare({ modules: true, script: bundle.outputFiles[0]?.text ?? '', compatibilityDate: '2026-01-01' });
+    mf = new Miniflare({ modules: true, script: bundle.outputFiles[0]?.text ?? '', compatibilityDate: '2026-01-01', compatibilityFlags });
     const response = await mf.dispatchFetch('http://smoke.local/', {
       method: 'POST',
       body: JSON.stringify(config),
@@ -347,14 +348,25 @@ async function runWorkerd(): Promise<Outcome> {
     if (response.status !== 200) return { runtime, version, ok: false, detail: text };
     const result = JSON.parse(text) as { runtime: string; checks: string[] };
     const inside = result.runtime.startsWith('workerd') ? undefined : `ran outside workerd? (${result.runtime})`;
-    const problem = [serverVerdict(seen), inside].filter(Boolean).join('; ');
+    // With nodejs_compat the SDK signs and verifies with node:crypto: the row exists to test that path.
+    const nodeCrypto =
+      compatibilityFlags.includes('nodejs_compat') && !result.checks.some((c) => c.includes('(node:crypto)'))
+        ? 'nodejs_compat gave no node:crypto: the row does not test its path'
+        : undefined;
+    const problem = [serverVerdict(seen), inside, nodeCrypto].filter(Boolean).join('; ');
     if (problem) return { runtime, version, ok: false, detail: problem };
-    return { runtime, version, ok: true, detail: `${result.checks.length} checks; UA ${seen.userAgent}; ${seen.exchange}` };
+    return { runtime, version, ok: true, detail: passDetail(result.checks, seen) };
   } catch (error) {
     return { runtime, version, ok: false, detail: [String(error), serverVerdict(seen)].filter(Boolean).join('; ') };
   } finally {
     await mf?.dispose();
   }
+}
+
+/** A passing row's detail: how many checks, the User-Agent and exchange the server saw, the HMAC's path. */
+function passDetail(checks: string[], seen: Seen): string {
+  const hmac = /signWebhookPayload \(([^)]+)\)/.exec(checks.join('\n'))?.[1] ?? '?';
+  return `${checks.length} checks; UA ${seen.userAgent}; ${seen.exchange}; HMAC ${hmac}`;
 }
 
 const outcomes: Outcome[] = [];
@@ -363,6 +375,8 @@ try {
   for (const run of processRuns) outcomes.push(await runProcess(run));
   outcomes.push(await runEdge());
   outcomes.push(await runWorkerd());
+  // Cloudflare's Node.js compatibility, a common setting: the webhook code then takes node:crypto.
+  outcomes.push(await runWorkerd(['nodejs_compat']));
 } catch (error) {
   outcomes.push({ runtime: 'setup', version: '—', ok: false, detail: String(error) });
 } finally {

@@ -238,16 +238,17 @@ export class PaymentsClient {
 
   /**
    * `GET` of a list that is not paginated (the wallet list): the list, unwrapped from `{ data }` (a
-   * bare array is accepted too), goes to its schema; an error names the bad items by their index
-   * in the list and carries the whole body.
+   * bare array is accepted too), goes to its schema; an error names the bad items by their path in
+   * the body (`data.1`, or `1` in a bare array) and carries the whole body.
    * @internal Used by resources.
    */
   getUnpaginated<T>(path: string, spec: { result: z.ZodMiniType<T>; label: string }, options: RequestOptions = {}): APIPromise<T> {
     return new APIPromise(
       (async () => {
         const { response, body } = await this.#get(path, options);
-        const list = isRecord(body) && 'data' in body ? body.data : body;
-        return { data: checkResponse(spec.result, list, spec.label, body), response, replayed: false };
+        const data =
+          isRecord(body) && 'data' in body ? checkData(spec.result, body, spec.label) : checkResponse(spec.result, body, spec.label);
+        return { data, response, replayed: false };
       })(),
     );
   }

@@ -56,6 +56,14 @@ function check(condition: unknown, what: string, checks: string[]): void {
   checks.push(what);
 }
 
+/** Lowercase hex HMAC-SHA256 of `body` under `secret`, with Web Crypto alone. */
+async function webCryptoHmacHex(body: string, secret: string): Promise<string> {
+  const encoder = new TextEncoder();
+  const key = await crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const mac = new Uint8Array(await crypto.subtle.sign('HMAC', key, encoder.encode(body)));
+  return Array.from(mac, (byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 /** A payment as the service sends it in a `payment.succeeded` event (service-api.md §2.1, §6.2). */
@@ -150,6 +158,18 @@ export async function runSmoke(
   const body = JSON.stringify({ id: 'evt_smoke_1', type: 'payment.succeeded', data: payment });
   const signature = await webhooks.signWebhookPayload(body, config.webhookSecret);
   check(/^[0-9a-f]{64}$/.test(signature), 'signWebhookPayload → 64 lowercase hex', checks);
+  // The SDK signs with node:crypto where the runtime has it (a key object per secret), else Web
+  // Crypto: either way the bytes must be a plain Web Crypto HMAC of the body, computed here, also
+  // under a secret with non-ASCII text.
+  const hmacPath =
+    typeof g.process?.getBuiltinModule === 'function' && g.process.getBuiltinModule('node:crypto') ? 'node:crypto' : 'Web Crypto';
+  for (const secret of [config.webhookSecret, `${config.webhookSecret} é🙂`]) {
+    check(
+      (await webhooks.signWebhookPayload(body, secret)) === (await webCryptoHmacHex(body, secret)),
+      `signWebhookPayload (${hmacPath}) equals a Web Crypto HMAC`,
+      checks,
+    );
+  }
   const headers = new Headers({
     'content-type': 'application/json',
     'x-service-event': 'payment.succeeded',

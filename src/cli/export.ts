@@ -224,7 +224,8 @@ function memoryKeeper(): () => void {
   return () => {
     const spaces = v8.getHeapSpaceStatistics();
     const young = spaces.find((s) => s.space_name === 'new_space');
-    if (!capped && young && young.space_used_size + young.space_available_size > SEMI_SPACE_CAP / 2) {
+    // A V8 that reports no new space is capped at once: the cap must not depend on finding it.
+    if (!capped && (!young || young.space_used_size + young.space_available_size > SEMI_SPACE_CAP / 2)) {
       v8.setFlagsFromString('--semi-space-growth-factor=1');
       capped = true;
     }

@@ -23,14 +23,11 @@ export function checkParams<T>(schema: z.ZodMiniType<T>, params: unknown, label:
   throw new InvalidParamsError([...more.filter((issue) => !named.has(issue.path.join('\u0000'))), ...issues], label);
 }
 
-/**
- * Validates a 2xx body, or the `value` taken from it; throws {@link ResponseValidationError} with the
- * issues (worded from `value`) and the raw `body`.
- */
-export function checkResponse<T>(schema: z.ZodMiniType<T>, value: unknown, label = 'response', body: unknown = value): T {
-  const result = parseResponse(schema, value);
+/** Validates a 2xx body; throws {@link ResponseValidationError} with the issues and the raw body. */
+export function checkResponse<T>(schema: z.ZodMiniType<T>, body: unknown, label = 'response'): T {
+  const result = parseResponse(schema, body);
   if (result.success) return result.data;
-  throw new ResponseValidationError(toIssues(result.error.issues, value), body, label);
+  throw new ResponseValidationError(toIssues(result.error.issues, body), body, label);
 }
 
 /**

@@ -19,8 +19,8 @@ export const walletArray: z.ZodMiniType<Wallet[]> = z.array(WalletSchema) as unk
 
 /**
  * `GET /api/v1/wallets` answers `{ data: [...] }`; a bare array is accepted too. The envelope is
- * unwrapped first, then the array checked: a union would say the same at 0.4 KB gzip more in the
- * client bundle, and its issues would not point at the bad wallet.
+ * unwrapped first, then the array checked: a union would say the same with more of zod, and its
+ * issues would not point at the bad wallet.
  */
 export const WalletListSchema: z.ZodMiniType<Wallet[]> = /* @__PURE__ */ z.pipe(
   // Both calls marked pure: the client imports this module for `walletArray` alone, and without the

@@ -96,10 +96,18 @@ export function dataIssues(data: unknown, fields: FieldTable): ValidationIssue[]
   return issues;
 }
 
-/** The field table for a type, or `undefined` for a type the SDK does not know (not validated). */
-function fieldsOf(type: string): FieldTable | undefined {
-  if (type === 'payment.succeeded' || type === 'payment.failed') return PAYMENT_FIELDS;
-  if (type.startsWith('payout.')) return PAYOUT_FIELDS;
+/** A resource events carry: its field table, and its name in messages. Built once, not per event. */
+interface EventResource {
+  fields: FieldTable;
+  name: string;
+}
+const PAYMENT_RESOURCE: EventResource = { fields: PAYMENT_FIELDS, name: 'a Payment' };
+const PAYOUT_RESOURCE: EventResource = { fields: PAYOUT_FIELDS, name: 'a Payout' };
+
+/** The resource of a type's `data`, or `undefined` for a type the SDK does not know (not validated). */
+function resourceOf(type: string): EventResource | undefined {
+  if (type === 'payment.succeeded' || type === 'payment.failed') return PAYMENT_RESOURCE;
+  if (type.startsWith('payout.')) return PAYOUT_RESOURCE;
   return undefined;
 }
 
@@ -135,14 +143,10 @@ export function toWebhookEvent(body: unknown): WebhookEvent | UnknownWebhookEven
 
   const eventId = String(id);
   const eventType = type as string;
-  const fields = fieldsOf(eventType);
-  if (fields) {
-    const issues = dataIssues(data, fields);
-    if (issues.length > 0) {
-      throw invalid(
-        `data of a ${eventType} event must be ${fields === PAYMENT_FIELDS ? 'a Payment' : 'a Payout'}: ${formatIssues(issues)}.`,
-      );
-    }
+  const resource = resourceOf(eventType);
+  if (resource) {
+    const issues = dataIssues(data, resource.fields);
+    if (issues.length > 0) throw invalid(`data of a ${eventType} event must be ${resource.name}: ${formatIssues(issues)}.`);
   }
   return { id: eventId, type: eventType, data } as WebhookEvent;
 }

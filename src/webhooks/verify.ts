@@ -145,17 +145,18 @@ function headerValues(headers: unknown, name: string): string[] {
         for (const key of Object.keys(record)) if (sameName(key, name)) list.push(record[key]);
       }
     }
+    if (list) return splitValues(list);
+    // The common case, one value and no comma, without the split below.
+    if (typeof value === 'string' && !value.includes(',')) {
+      const trimmed = value.trim();
+      return trimmed === '' ? [] : [trimmed];
+    }
+    return splitValues([value]);
   } catch {
-    // A headers object that throws when read (a hostile getter) simply carries no usable header.
+    // Headers that throw when read (a hostile getter, on the object or inside an array value) carry
+    // no usable header.
     return [];
   }
-  if (list) return splitValues(list);
-  // The common case, one value and no comma, without the split below.
-  if (typeof value === 'string' && !value.includes(',')) {
-    const trimmed = value.trim();
-    return trimmed === '' ? [] : [trimmed];
-  }
-  return splitValues([value]);
 }
 
 /** Header values (strings, numbers, arrays of them) split on commas, trimmed, empty parts dropped. */

@@ -209,15 +209,28 @@ describe('wallets.list', () => {
     expect(await caught(() => makeClient().wallets.list())).toBeInstanceOf(PermissionDeniedError);
   });
 
-  it('a wallet that is not an object is named by its index, whether the list came wrapped or bare', async () => {
-    for (const body of [{ data: [wallets[0], 'XOF'] }, [wallets[0], 'XOF']]) {
-      server.use(http.get(`${API_URL}/wallets`, () => HttpResponse.json(body)));
+  it('a wallet that is not an object is named by its path in the body, whether the list came wrapped or bare', async () => {
+    for (const [body, path] of [
+      [{ data: [wallets[0], 'XOF'] }, 'data.1'],
+      [[wallets[0], 'XOF'], '1'],
+    ] as const) {
+      server.use(http.get(`${API_URL}/wallets`, () => HttpResponse.json(body as never)));
       const error = await caught(() => makeClient().wallets.list());
       expect(error).toBeInstanceOf(ResponseValidationError);
-      expect((error as ResponseValidationError).issues.map((i) => i.path.join('.'))).toEqual(['1']);
+      expect((error as ResponseValidationError).issues.map((i) => i.path.join('.'))).toEqual([path]);
       // Worded from the wallet at fault, and the error keeps the body as received.
       expect((error as ResponseValidationError).issues[0]?.message).toBe('must be an object, got string');
       expect((error as ResponseValidationError).body).toEqual(body);
+    }
+  });
+
+  it('a data member that is not a list is named at data, with the body kept', async () => {
+    for (const body of [{ data: null }, { data: 'XOF' }]) {
+      server.use(http.get(`${API_URL}/wallets`, () => HttpResponse.json(body)));
+      const error = (await caught(() => makeClient().wallets.list())) as ResponseValidationError;
+      expect(error).toBeInstanceOf(ResponseValidationError);
+      expect(error.issues.map((i) => i.path.join('.'))).toEqual(['data']);
+      expect(error.body).toEqual(body);
     }
   });
 });

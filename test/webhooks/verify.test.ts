@@ -171,6 +171,18 @@ describe('verifyWebhook: every reason', () => {
     expect(error.message).toContain('X-Service-Signature');
   });
 
+  it('missing_signature: headers that throw when read, on the object, in its get() or inside an array value', async () => {
+    const boom = () => {
+      throw new Error('boom');
+    };
+    const getter = Object.defineProperty({}, 'x-service-signature', { get: boom, enumerable: true });
+    const lookup = { get: boom };
+    const element = { 'x-service-signature': Object.defineProperty([nodeSignature(body)], 0, { get: boom }) };
+    for (const headers of [getter, lookup, element]) {
+      expect(await reasonOf({ payload: body, headers: headers as never, secret: SECRET })).toBe('missing_signature');
+    }
+  });
+
   it('malformed_signature: not 64 hexadecimal characters', async () => {
     const sig = nodeSignature(body);
     for (const signature of [sig.slice(0, 63), `${sig}0`, `${sig.slice(0, 63)}g`, `sha256=${sig}`, 'not-a-signature']) {
