@@ -9,24 +9,37 @@
  */
 
 /**
+ * How the name of a key ending in `id` can end in JSON text: as is, or with its `i` or its `d`
+ * written as a `\u` escape (JSON has no other way to write either letter).
+ */
+const ID_KEY_ENDS = ['id"', '\\u0069d"', '\\u0064"'];
+
+/**
  * Could the text hold an id that is not a safe integer: a key ending in `id` whose value is a number
  * of 16 digits or more, or with a fraction or an exponent? The reviver then checks the key exactly.
- * `indexOf` jumps from one `id"` to the next, and only the few characters after each are read: a
- * regular expression would test every position of the text. Only JSON's own whitespace is skipped,
- * the only kind `JSON.parse` accepts between a key, its colon and its value.
+ * `indexOf` jumps from one end of such a key to the next, and only the few characters after each are
+ * read: a regular expression would test every position of the text. Only JSON's own whitespace is
+ * skipped, the only kind `JSON.parse` accepts between a key, its colon and its value.
  */
 function mayHoldUnsafeId(text: string): boolean {
-  for (let at = text.indexOf('id"'); at !== -1; at = text.indexOf('id"', at + 3)) {
-    let i = skipJsonSpace(text, at + 3);
-    if (text.charCodeAt(i) !== COLON) continue;
-    i = skipJsonSpace(text, i + 1);
-    if (text.charCodeAt(i) === MINUS) i++;
-    const first = i;
-    while (isDigit(text.charCodeAt(i))) i++;
-    const next = text.charCodeAt(i);
-    if (i - first >= 16 || (i > first && (next === DOT || next === LOWER_E || next === UPPER_E))) return true;
+  for (const end of ID_KEY_ENDS) {
+    for (let at = text.indexOf(end); at !== -1; at = text.indexOf(end, at + end.length)) {
+      if (unsafeNumberAt(text, at + end.length)) return true;
+    }
   }
   return false;
+}
+
+/** `true` when `: <number>` at `i` (JSON whitespace around the colon) is 16+ digits, a fraction or an exponent. */
+function unsafeNumberAt(text: string, i: number): boolean {
+  i = skipJsonSpace(text, i);
+  if (text.charCodeAt(i) !== COLON) return false;
+  i = skipJsonSpace(text, i + 1);
+  if (text.charCodeAt(i) === MINUS) i++;
+  const first = i;
+  while (isDigit(text.charCodeAt(i))) i++;
+  const next = text.charCodeAt(i);
+  return i - first >= 16 || (i > first && (next === DOT || next === LOWER_E || next === UPPER_E));
 }
 
 const COLON = 58;

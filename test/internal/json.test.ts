@@ -19,6 +19,12 @@ describe('parseJson: where an unsafe id may be written', () => {
     expect(parseJson('{ "id" : 1E400 }')).toEqual({ id: '1E400' });
   });
 
+  it('finds it under a key whose "i" or "d" is written as a \\u escape', () => {
+    expect(parseJson('{"\\u0069d":12345678901234567890}')).toEqual({ id: '12345678901234567890' });
+    expect(parseJson('{"order_i\\u0064" : 12345678901234567890}')).toEqual({ order_id: '12345678901234567890' });
+    expect(parseJson('{"\\u0069\\u0064":1.5}')).toEqual({ id: '1.5' });
+  });
+
   it('leaves safe ids, other keys and strings that look like ids alone', () => {
     expect(parseJson('{"id":9007199254740991,"n":12345678901234567890,"note":"id\\": 12345678901234567890"}')).toEqual({
       id: 9007199254740991,
@@ -57,7 +63,20 @@ describe('parseJson: the pre-check never skips an id the reviver would keep exac
   );
   const key = fc.oneof(fc.constantFrom('id', 'uuid', 'order_id', 'paid', 'payout_id', 'n', 'valid'), fc.string({ maxLength: 6 }));
   const space = fc.stringMatching(/^[ \t\n\r]{0,3}$/);
-  const member = fc.tuple(key, space, space, value).map(([k, before, after, v]) => `${JSON.stringify(k)}${before}:${after}${v}`);
+  // A key as JSON text: plain, or with letters written as \u escapes (as some encoders write them).
+  const keyText = fc.oneof(
+    key.map((k) => JSON.stringify(k)),
+    fc.constantFrom(
+      '"\\u0069d"',
+      '"i\\u0064"',
+      '"\\u0069\\u0064"',
+      '"order_\\u0069d"',
+      '"payout_i\\u0064"',
+      '"\\u0075uid"',
+      '"pa\\u0069d"',
+    ),
+  );
+  const member = fc.tuple(keyText, space, space, value).map(([k, before, after, v]) => `${k}${before}:${after}${v}`);
   const object = fc.tuple(fc.array(member, { maxLength: 8 }), space).map(([members, gap]) => `{${members.join(`,${gap}`)}}`);
   const body = fc.oneof(
     object,

@@ -125,6 +125,18 @@ describe('payout ids beyond 2^53, from a real server on 127.0.0.1', () => {
     expect(server.requests.length).toBe(before);
   });
 
+  it('an id under a key written with \\u escapes ("\\u0069d", as some encoders write letters) keeps its digits too', async () => {
+    const escaped = await startServer(({ res }) =>
+      send(res, 200, `{"data":{"\\u0069d":${ID_A},"amount":5000,"currency":"XOF","status":"pending","wallet_i\\u0064":${ID_B}}}`),
+    );
+    try {
+      const read = await new PaymentsClient({ apiKey: API_KEY, baseUrl: escaped.origin, maxRetries: 0 }).payouts.retrieve(1);
+      expect(read).toMatchObject({ id: ID_A, wallet_id: ID_B });
+    } finally {
+      await escaped.close();
+    }
+  });
+
   it('amounts stay safe integers: an amount beyond 2^53 is refused, not kept as text', async () => {
     const bad = await startServer(({ res }) => send(res, 200, `{"data":{"id":1,"amount":${ID_A}}}`));
     try {
