@@ -15,48 +15,26 @@
 const ID_KEY_ENDS = ['id"', '\\u0069d"', '\\u0064"'];
 
 /**
- * Could the text hold an id that is not a safe integer: a key ending in `id` whose value is a number
- * of 16 digits or more, or with a fraction or an exponent? The reviver then checks the key exactly.
- * `indexOf` jumps from one end of such a key to the next, and only the few characters after each are
- * read: a regular expression would test every position of the text. Only JSON's own whitespace is
- * skipped, the only kind `JSON.parse` accepts between a key, its colon and its value.
+ * What follows the end of an id key when its value may not be a safe integer: JSON whitespace, the
+ * colon, JSON whitespace, and a number of 16 digits or more, or with a fraction or an exponent.
+ * Sticky (`y`): it is tried at one position only, right after a key.
+ */
+const UNSAFE_NUMBER_AFTER_KEY = /[ \t\n\r]*:[ \t\n\r]*-?(?:\d{16}|\d+[.eE])/y;
+
+/**
+ * Could the text hold an id that is not a safe integer? The reviver then checks the key exactly.
+ * `indexOf` jumps from one end of an id key to the next, and the pattern is tried only there: a
+ * pattern searched over the whole text would be tried at every position of it. Only JSON's own
+ * whitespace is allowed around the colon, the only kind `JSON.parse` accepts there.
  */
 function mayHoldUnsafeId(text: string): boolean {
   for (const end of ID_KEY_ENDS) {
     for (let at = text.indexOf(end); at !== -1; at = text.indexOf(end, at + end.length)) {
-      if (unsafeNumberAt(text, at + end.length)) return true;
+      UNSAFE_NUMBER_AFTER_KEY.lastIndex = at + end.length;
+      if (UNSAFE_NUMBER_AFTER_KEY.test(text)) return true;
     }
   }
   return false;
-}
-
-/** `true` when `: <number>` at `i` (JSON whitespace around the colon) is 16+ digits, a fraction or an exponent. */
-function unsafeNumberAt(text: string, i: number): boolean {
-  i = skipJsonSpace(text, i);
-  if (text.charCodeAt(i) !== COLON) return false;
-  i = skipJsonSpace(text, i + 1);
-  if (text.charCodeAt(i) === MINUS) i++;
-  const first = i;
-  while (isDigit(text.charCodeAt(i))) i++;
-  const next = text.charCodeAt(i);
-  return i - first >= 16 || (i > first && (next === DOT || next === LOWER_E || next === UPPER_E));
-}
-
-const COLON = 58;
-const MINUS = 45;
-const DOT = 46;
-const LOWER_E = 101;
-const UPPER_E = 69;
-
-/** The index of the first character at or after `i` that is not JSON whitespace (space, tab, LF, CR). */
-function skipJsonSpace(text: string, i: number): number {
-  let code = text.charCodeAt(i);
-  while (code === 32 || code === 9 || code === 10 || code === 13) code = text.charCodeAt(++i);
-  return i;
-}
-
-function isDigit(code: number): boolean {
-  return code >= 48 && code <= 57;
 }
 
 /** `true` when `key` names an identifier: `id`, or `…_id`. */
