@@ -21,7 +21,7 @@ export default defineConfig({
     // test/helpers/redis.ts prints the one line that says why the Redis tests are skipped (fails the
     // run under CI=true); test/cli/global-setup.ts builds dist/cli.js when it is missing or stale (the
     // CLI tests run the built bin as a child process).
-    globalSetup: ['test/helpers/redis.ts', 'test/cli/global-setup.ts'],
+    globalSetup: ['test/helpers/redis.ts', 'test/helpers/postgres.ts', 'test/cli/global-setup.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     coverage: {
