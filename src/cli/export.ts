@@ -332,7 +332,10 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
       if (controller.signal.aborted) break;
     }
   } catch (error) {
-    if (!controller.signal.aborted) throw error;
+    if (!controller.signal.aborted) {
+      out.discard();
+      throw error;
+    }
   } finally {
     progress?.stop();
     removeHandler();

@@ -1,10 +1,12 @@
 /**
  * Where a command's output goes: one line of machine (`--json`) output on stdout, and the `Output`
- * sinks that rows are written to (a file written synchronously, or stdout with back-pressure), each
- * taking a whole chunk per call so the output always ends on a complete row.
+ * sinks that rows are written to (a file that appears whole or not at all, or stdout with
+ * back-pressure), each taking a whole chunk per call so the output always ends on a complete row.
  */
+import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 
 /** Writes one line of machine output (`--json`) to stdout. */
 export function printJson(value: unknown): void {
@@ -14,15 +16,28 @@ export function printJson(value: unknown): void {
 /** Where rows go: a whole chunk per call, so the output always ends on a complete row. */
 export interface Output {
   write(chunk: string): Promise<void>;
+  /** Finishes the output: a file appears under its name, whole, replacing any earlier one. */
   close(): void;
+  /** Gives the output up: a file's name keeps what it held before (or stays absent); nothing is written there. */
+  discard(): void;
 }
 
 /**
- * A file written synchronously, chunk by chunk: a page's rows reach the file before the next page is
- * processed (nothing piles up in a stream's buffer), and Ctrl-C between pages finds whole rows only.
+ * A file that appears whole or not at all. Rows are written synchronously, chunk by chunk, to a
+ * temporary file beside it (same directory, so the rename never crosses file systems): a page's rows
+ * leave memory before the next page is read. `close()` renames it over `path`; `discard()` removes
+ * it, and whatever `path` held before stays untouched, as it does when the process is killed.
  */
 export function fileOutput(path: string): Output {
-  const fd = openSync(path, 'w');
+  const temporary = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.partial`);
+  const fd = openSync(temporary, 'wx');
+  let open = true;
+  const finish = () => {
+    if (!open) return false;
+    open = false;
+    closeSync(fd);
+    return true;
+  };
   return {
     async write(chunk) {
       const written = writeSync(fd, chunk);
@@ -31,7 +46,12 @@ export function fileOutput(path: string): Output {
         for (let at = 0; at < rest.length; ) at += writeSync(fd, rest, at);
       }
     },
-    close: () => closeSync(fd),
+    close() {
+      if (finish()) renameSync(temporary, path);
+    },
+    discard() {
+      if (finish()) rmSync(temporary, { force: true });
+    },
   };
 }
 
@@ -42,5 +62,6 @@ export function stdoutOutput(): Output {
       if (!process.stdout.write(chunk)) await once(process.stdout, 'drain');
     },
     close() {},
+    discard() {},
   };
 }

@@ -224,6 +224,9 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
       await out.write(stringify([resultRow(result, lineOf.get(result.index))]));
     }
     summary = await batch.summary();
+  } catch (error) {
+    out?.discard();
+    throw error;
   } finally {
     progress?.stop();
     removeHandler();
