@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { installPacked, root } from './install-packed.ts';
 
 const frameworks = join(root, 'examples', 'frameworks');
-const apps = ['express4', 'express5', 'fastify', 'koa', 'hono', 'next-app-router', 'next-pages-router'];
+const apps = ['express4', 'express5', 'fastify', 'koa', 'hono', 'nest', 'next-app-router', 'next-pages-router'];
 const nextApps = apps.filter((app) => app.startsWith('next-'));
 // No telemetry, no update check, nothing sent anywhere but 127.0.0.1.
 const env = { ...process.env, NEXT_TELEMETRY_DISABLED: '1', NO_UPDATE_NOTIFIER: '1' };
@@ -46,7 +46,8 @@ for (const app of nextApps) {
     run(process.execPath, [join(frameworks, 'node_modules', 'next', 'dist', 'bin', 'next'), 'build'], join(frameworks, app)),
   );
 }
-// next build typechecks the Next.js apps with their own tsconfig; tsc does the others.
+// next build typechecks the Next.js apps with their own tsconfig; tsc does the others (and compiles
+// the NestJS app into nest/dist: its decorators need the compiler, not Node's type stripping).
 step('tsc --strict on every other app', () => {
   for (const app of apps.filter((name) => !nextApps.includes(name)))
     run(process.execPath, [join(frameworks, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', app]);

@@ -123,7 +123,7 @@ function frameworkFix(req: NodeWebhookRequest, res: NodeWebhookResponse): string
   }
   // Express links the request to its app (a function with methods).
   if (has(request.app, 'use')) {
-    return "Declare the webhook route before `app.use(express.json())`, or mount `express.raw({ type: 'application/json' })` on it (expressWebhook takes its Buffer).";
+    return "Declare the webhook route before `app.use(express.json())`, or mount `express.raw({ type: 'application/json' })` on it (expressWebhook takes its Buffer). In NestJS, create the app with `NestFactory.create(AppModule, { rawBody: true })`: expressWebhook takes the `req.rawBody` Nest then keeps.";
   }
   // Koa presets 404 on every response before its middleware runs; a plain Node response starts at 200.
   if (res.statusCode === 404 && res.headersSent !== true && !parsedOn(req)) {

@@ -20,7 +20,7 @@ const snippets = DOCS.flatMap((doc) =>
 describe('recipe snippets in the docs', () => {
   it('docs/webhooks-frameworks.md has one for every recipe', () => {
     const files = new Set(snippets.filter((s) => s.doc === DOCS[0]).map((s) => s.file.split('/')[2]));
-    expect([...files].sort()).toEqual(['express4', 'express5', 'fastify', 'hono', 'koa', 'next-app-router', 'next-pages-router']);
+    expect([...files].sort()).toEqual(['express4', 'express5', 'fastify', 'hono', 'koa', 'nest', 'next-app-router', 'next-pages-router']);
   });
 
   it.each(snippets.map((s) => [`${s.doc}: ${s.file}`, s] as const))('%s is the code of the recipe', (_name, { file, code }) => {
