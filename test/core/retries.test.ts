@@ -17,7 +17,7 @@ import {
   UnprocessableEntityError,
 } from 'payments-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { backoffDelay } from '../../src/internal/http.js';
+import { backoffDelay } from '../../src/internal/transport.js';
 import { caught } from '../helpers/caught.js';
 import { makeClient } from '../helpers/client.js';
 import { API_URL, chargeParams, payment } from '../helpers/fixtures.js';
