@@ -115,7 +115,7 @@ export interface APIRequest<T = unknown> {
    * resolves to what it parses, or rejects with a `ResponseValidationError` naming every bad field.
    * Without one, the call resolves to the body as received, unchecked.
    */
-  schema?: z.ZodMiniType<T>;
+  schema?: z.core.$ZodType<T>;
 }
 
 /** The payments service client. */
@@ -272,7 +272,8 @@ export class PaymentsClient implements ResourceClient {
         body: text,
         ...this.#callOptions(options),
       });
-      const data = schema === undefined ? (received as T) : checkResponse(schema, received, `${label} response`);
+      // A classic zod schema and a zod/mini one both have the `safeParse` the check calls (checkRequest made sure).
+      const data = schema === undefined ? (received as T) : checkResponse(schema as z.ZodMiniType<T>, received, `${label} response`);
       return idempotencyKey === undefined
         ? { data, response, replayed: false }
         : { data, response, idempotencyKey, replayed: response.status === 200 };
