@@ -1,5 +1,5 @@
 /**
- * Bundle budgets (issue 6, API.md "Package"): what a merchant's bundler ships for one import, measured
+ * Bundle budgets: what a merchant's bundler ships for one import, measured
  * on the BUILT package (dist/, resolved through package.json `exports`, as a merchant resolves it),
  * minified by esbuild with every dependency included (zod/mini), then gzipped, as one file: what a
  * bundler that does not split code (wrangler, say) ships, everything the import reaches included.

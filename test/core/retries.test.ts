@@ -1,5 +1,5 @@
 /**
- * Retries exactly as API.md "Idempotency and retries" says: connection failures, timeouts, 408,
+ * Retries as docs/requests.md "Retries" describes them: connection failures, timeouts, 408,
  * 429, 500, 502, 503, 504 are retried up to `maxRetries` (default 2); other 4xx never; exponential
  * backoff with jitter; `Retry-After` (seconds or HTTP date) honoured, capped at 60 s.
  */

@@ -143,7 +143,7 @@ const unknownFields = fc.dictionary(
   hostileJson,
   { maxKeys: 3 },
 );
-/** A status value the SDK does not know yet (enums are open: API.md "Responses"). */
+/** A status value the SDK does not know yet (enums are open: a new value never breaks a merchant). */
 const anyStatusText = fc.oneof(fc.constantFrom('pending', 'succeeded', 'created'), fc.string({ maxLength: 12 }));
 
 /** A body the call must accept, with unknown fields and unknown status values mixed in. */
@@ -213,7 +213,7 @@ async function invoke(client: PaymentsClient, call: Call): Promise<unknown> {
   }
 }
 
-/** The class `makeAPIError` must pick for a non-2xx status (API.md "Errors"). */
+/** The class `makeAPIError` must pick for a non-2xx status. */
 function expectedClass(status: number): typeof APIError {
   const byStatus: Record<number, typeof APIError> = {
     400: BadRequestError,
