@@ -250,8 +250,7 @@ export class PaymentsClient implements ResourceClient {
    * `idempotencyKey` and `replayed` (the service answered `200`: an earlier creation with that key).
    *
    * ```ts
-   * import * as z from 'zod/mini';
-   *
+   * // z: zod 4, classic or mini
    * const Refund = z.object({ data: z.object({ uuid: z.string(), amount: z.number() }) });
    * const { data: refund } = await client.request({ method: 'POST', path: '/refunds', body: { payment: uuid }, schema: Refund });
    * ```
