@@ -14,7 +14,6 @@ import { APIPromise, type WithResponse } from './core/api-promise.js';
 import { InvalidParamsError, PaymentsError, type ValidationIssue } from './core/errors.js';
 import { keepFilters, Page, PagePromise } from './core/pagination.js';
 import type { RequestOptions } from './core/request-options.js';
-import type { ResourceClient } from './core/resource.js';
 import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from './internal/config.js';
 import { MAX_TIMER_MS } from './internal/durations.js';
 import { isRecord } from './internal/is-record.js';
@@ -119,7 +118,9 @@ export interface APIRequest<T = unknown> {
 }
 
 /** The payments service client. */
-export class PaymentsClient implements ResourceClient {
+// The resources take it as their `ResourceClient` (core/resource.ts), structurally: not named here, so
+// that the published class does not point merchants at an internal interface.
+export class PaymentsClient {
   /** Direct mobile-money charges. */
   readonly payments: Payments;
   /** Hosted checkout sessions. */
