@@ -1,5 +1,5 @@
 /**
- * Bundle budgets (issue 6, API.md "Package"): what a merchant's bundler ships for one import, measured
+ * Bundle budgets: what a merchant's bundler ships for one import, measured
  * on the BUILT package (dist/, resolved through package.json `exports`, as a merchant resolves it),
  * minified by esbuild with every dependency included (zod/mini), then gzipped, as one file: what a
  * bundler that does not split code (wrangler, say) ships, everything the import reaches included.
@@ -21,7 +21,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 
 /**
  * A string that survives minification and exists only in the SDK's HTTP transport
- * (src/internal/http.ts, over ky). It is asserted PRESENT in the client bundle, along with ky's own
+ * (src/internal/transport.ts, over ky). It is asserted PRESENT in the client bundle, along with ky's own
  * files, so the "no transport in webhooks" check is known to be able to fail; if the message changes,
  * this script says so instead of passing silently.
  */

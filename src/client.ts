@@ -1,33 +1,46 @@
 /**
- * `PaymentsClient` and the three request shapes every resource is built from:
- * {@link PaymentsClient.create}, {@link PaymentsClient.retrieve} and {@link PaymentsClient.list}.
- * All request behaviour (auth, headers, idempotency, validation, errors) lives here and in
- * `internal/http.ts`; resource methods are one call each (the two polling/walking helpers,
- * `waitForCompletion` and `findPayment`, are built on those calls).
+ * `PaymentsClient`: its settings, checked once; the resources; and the calls they are built from.
+ *
+ * The path of a read, top to bottom: `client.payments.retrieve(uuid)` (resources/payments.ts) calls
+ * {@link PaymentsClient.getObject} here, which builds the path and headers and hands the call to the
+ * transport (internal/transport.ts: `send` is the call and its retries, `attempt` one HTTP attempt:
+ * ky over fetch, the body read, the key redacted, the JSON parsed). The answer comes back here as
+ * `{ response, body }`; `checkData` (internal/validation.ts) validates its `data` member against the
+ * resource's zod schema, and the caller gets an {@link APIPromise} (core/api-promise.ts).
  */
 
 import type * as z from 'zod/mini';
 import { APIPromise, type WithResponse } from './core/api-promise.js';
+import { InvalidParamsError, PaymentsError, type ValidationIssue } from './core/errors.js';
+import { keepFilters, Page, PagePromise } from './core/pagination.js';
+import type { RequestOptions } from './core/request-options.js';
 import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from './internal/config.js';
 import { MAX_TIMER_MS } from './internal/durations.js';
-import { createTransport, DEFAULT_MAX_RESPONSE_BYTES, type RetryBackoff, type Send } from './internal/http.js';
 import { isRecord } from './internal/is-record.js';
 import { type Logger, type LogLevel, levelledLogger } from './internal/logger.js';
 import { isBrowser, readEnv, runtimeName } from './internal/runtime.js';
+import { safeString } from './internal/safe-string.js';
+import {
+  type CallRequest,
+  createTransport,
+  DEFAULT_MAX_RESPONSE_BYTES,
+  type HttpMethod,
+  jsonBody,
+  type RetryBackoff,
+  type Transport,
+} from './internal/transport.js';
 import { checkData, checkParams, checkResponse, filterIssues, idempotencyKeyIssues, pathSegment } from './internal/validation.js';
 import { CheckoutSessions } from './resources/checkout-sessions.js';
 import { PaymentLinks } from './resources/payment-links.js';
 import { Payments } from './resources/payments.js';
 import { Payouts } from './resources/payouts.js';
 import { Wallets } from './resources/wallets.js';
-import { Webhooks } from './resources/webhooks.js';
+import { Webhooks } from './resources/webhook-verifier.js';
 import { listEnvelope } from './schemas/list-envelope.js';
 import { VERSION } from './version.js';
 
-export type { ClientMode };
-
-import { PaymentsError } from './core/errors.js';
-import { keepFilters, Page, PagePromise } from './core/pagination.js';
+export type { ClientVerifyWebhookInput, Webhooks } from './resources/webhook-verifier.js';
+export type { ClientMode, HttpMethod, RequestOptions, RetryBackoff };
 
 /** Options of `new PaymentsClient()`. */
 export interface ClientOptions {
@@ -64,24 +77,49 @@ export interface ClientOptions {
   dangerouslyAllowBrowser?: boolean;
 }
 
-/** Per-call options: the optional last argument of every method. */
-export interface RequestOptions {
+/**
+ * What {@link PaymentsClient.withOptions} can change: the defaults of each call. The key, the base
+ * URL, the webhook secret and the `fetch` stay the client's.
+ */
+export type ClientDefaults = Pick<
+  ClientOptions,
+  'timeout' | 'maxRetries' | 'headers' | 'retryBackoff' | 'maxResponseBytes' | 'logger' | 'logLevel'
+>;
+
+const DEFAULT_KEYS: readonly (keyof ClientDefaults)[] = [
+  'timeout',
+  'maxRetries',
+  'headers',
+  'retryBackoff',
+  'maxResponseBytes',
+  'logger',
+  'logLevel',
+];
+
+/**
+ * A call to an endpoint of the service that the SDK does not model yet, for
+ * {@link PaymentsClient.request}.
+ */
+export interface APIRequest<T = unknown> {
+  /** The HTTP method. A `POST` carries an `Idempotency-Key`; a `PATCH` is never retried. */
+  method: HttpMethod;
+  /** The path under `/api/v1`, starting with `/`: `'/refunds'`, `` `/refunds/${encodeURIComponent(id)}` ``. */
+  path: string;
+  /** The JSON body (not on a `GET`). */
+  body?: unknown;
+  /** Query parameters: strings, finite numbers, booleans or Dates (sent as their UTC `YYYY-MM-DD`); `undefined`/`null` are left out. */
+  query?: Record<string, string | number | boolean | Date | null | undefined>;
   /**
-   * Key for a creation; default a fresh UUID v4. The same key is sent on every retry of the call.
-   * 1 to 255 printable ASCII characters, without leading or trailing spaces (it travels in a header).
+   * A zod schema (classic or mini) for the WHOLE answer body, `{ data: … }` included: the call
+   * resolves to what it parses, or rejects with a `ResponseValidationError` naming every bad field.
+   * Without one, the call resolves to the body as received, unchecked.
    */
-  idempotencyKey?: string;
-  /** Milliseconds per attempt, for this call. */
-  timeout?: number;
-  /** Retries for this call. */
-  maxRetries?: number;
-  /** Aborts the call (and its retries). */
-  signal?: AbortSignal;
-  /** Extra headers for this call. */
-  headers?: Record<string, string>;
+  schema?: z.core.$ZodType<T>;
 }
 
 /** The payments service client. */
+// The resources take it as their `ResourceClient` (core/resource.ts), structurally: not named here, so
+// that the published class does not point merchants at an internal interface.
 export class PaymentsClient {
   /** Direct mobile-money charges. */
   readonly payments: Payments;
@@ -106,16 +144,15 @@ export class PaymentsClient {
   readonly maxRetries: number;
 
   // Private fields: invisible to JSON.stringify, util.inspect and Object.keys.
-  readonly #apiKey: string;
+  /** The options this client was built with, the key, base URL and secret resolved: what `withOptions` starts from. */
+  readonly #options: ClientOptions;
   readonly #webhookSecret: string | string[] | undefined;
   readonly #defaultHeaders: Record<string, string>;
   /** The headers the SDK sets on every call, last, so that no caller's header replaces them. */
   readonly #ownHeaders: [string, string][];
   /** All the headers of a call without headers of its own: built once (a `Headers` is still made per call). */
   readonly #baseHeaders: [string, string][];
-  readonly #send: Send;
-  // Computed once: the runtime does not change under a client.
-  readonly #userAgent = `payments-sdk/${VERSION} (${runtimeName()})`;
+  readonly #transport: Transport;
 
   constructor(options: ClientOptions = {}) {
     if (isBrowser() && !options.dangerouslyAllowBrowser) {
@@ -146,8 +183,8 @@ export class PaymentsClient {
       throw new PaymentsError('No base URL: pass { baseUrl } (the service root, e.g. "https://pay.example.com") or set PAYMENTS_BASE_URL.');
     }
     this.baseUrl = normalizeBaseUrl(baseUrl);
-    this.#apiKey = apiKey;
     this.#webhookSecret = options.webhookSecret ?? readEnv('PAYMENTS_WEBHOOK_SECRET');
+    this.#options = { ...options, apiKey, baseUrl: this.baseUrl, webhookSecret: this.#webhookSecret };
     this.mode = modeOfKey(apiKey);
     this.timeout = checkTimeout(options.timeout ?? 30_000, 'timeout');
     this.maxRetries = checkRetries(options.maxRetries ?? 2, 'maxRetries');
@@ -155,26 +192,93 @@ export class PaymentsClient {
     this.#ownHeaders = [
       ['authorization', `Bearer ${apiKey}`],
       ['accept', 'application/json'],
-      ['user-agent', this.#userAgent],
+      // The runtime does not change under a client: read once.
+      ['user-agent', `payments-sdk/${VERSION} (${runtimeName()})`],
     ];
     const owned = new Set(this.#ownHeaders.map(([name]) => name));
     this.#baseHeaders = [...Object.entries(this.#defaultHeaders).filter(([name]) => !owned.has(name.toLowerCase())), ...this.#ownHeaders];
-    this.#send = createTransport({
+    this.#transport = createTransport({
       fetch: options.fetch,
+      apiRoot: `${this.baseUrl}${API_PREFIX}`,
       apiKey,
       logger: levelledLogger(options.logger, options.logLevel),
       backoff: checkBackoff(options.retryBackoff),
-      timeout: this.timeout,
-      maxRetries: this.maxRetries,
       maxResponseBytes: checkMaxResponseBytes(options.maxResponseBytes),
     });
 
     this.payments = new Payments(this);
-    this.checkoutSessions = new CheckoutSessions(this);
+    this.checkoutSessions = new CheckoutSessions(this, this.payments);
     this.payouts = new Payouts(this);
     this.paymentLinks = new PaymentLinks(this);
     this.wallets = new Wallets(this);
     this.webhooks = new Webhooks(() => this.#webhookSecret);
+  }
+
+  /**
+   * A client with other defaults (timeout, retries, headers, backoff, answer cap, logging) and the
+   * same key, base URL, webhook secret and `fetch`, so the same connection pool. `headers` are added
+   * to this client's (a name given again replaces its value). This client is left as it is.
+   *
+   * ```ts
+   * const patient = client.withOptions({ timeout: 60_000, maxRetries: 5 });
+   * const payments = await patient.payments.list({ per_page: 100 }).toArray();
+   * ```
+   */
+  withOptions(defaults: ClientDefaults): PaymentsClient {
+    if (!isRecord(defaults)) throw new PaymentsError('withOptions takes an object of defaults, e.g. { timeout: 60_000 }.');
+    const others = Object.keys(defaults).filter((key) => !(DEFAULT_KEYS as readonly string[]).includes(key));
+    if (others.length > 0) {
+      throw new PaymentsError(
+        `withOptions changes ${DEFAULT_KEYS.join(', ')}; not ${others.map((key) => JSON.stringify(key)).join(', ')}. ` +
+          'For another key, base URL, webhook secret or fetch, construct a new PaymentsClient.',
+      );
+    }
+    const headers =
+      defaults.headers === undefined ? this.#defaultHeaders : { ...this.#defaultHeaders, ...checkHeaders(defaults.headers, 'headers') };
+    return new PaymentsClient({ ...this.#options, ...defaults, headers });
+  }
+
+  /**
+   * Calls an endpoint the SDK does not model yet, with every behaviour of a modelled call: the key,
+   * the SDK's headers, an `Idempotency-Key` on a `POST` (yours in `options`, or a fresh UUID v4, the
+   * same on every retry and on every error), retries, timeouts, the SDK's error classes, and the key
+   * redacted from whatever comes back. Bad input (the method, the path, the query, a body that is not
+   * JSON) is one `InvalidParamsError`, and nothing is sent.
+   *
+   * The call resolves to the WHOLE answer body, not unwrapped from `{ data }` (an endpoint the SDK
+   * does not know may answer a list envelope, or something else): as `schema` parses it when one is
+   * given, else as received, unchecked. `.withResponse()` gives the response and, on a `POST`, the
+   * `idempotencyKey` and `replayed` (the service answered `200`: an earlier creation with that key).
+   *
+   * ```ts
+   * // z: zod 4, classic or mini
+   * const Refund = z.object({ data: z.object({ uuid: z.string(), amount: z.number() }) });
+   * const { data: refund } = await client.request({ method: 'POST', path: '/refunds', body: { payment: uuid }, schema: Refund });
+   * ```
+   */
+  request<T = unknown>(request: APIRequest<T>, options: RequestOptions = {}): APIPromise<T> {
+    const posting = isRecord(request) && request.method === 'POST';
+    const idempotencyKey = posting ? (options.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
+    const run = async (): Promise<WithResponse<T>> => {
+      const { method, path, query, body, schema, label } = checkRequest(request, idempotencyKey);
+      const headers = this.#headers(options);
+      if (idempotencyKey !== undefined) headers.set('idempotency-key', idempotencyKey);
+      const text = body === undefined ? undefined : jsonBody(body);
+      if (text !== undefined) headers.set('content-type', 'application/json');
+      const { response, body: received } = await this.#transport.send({
+        method,
+        path: `${path}${query}`,
+        headers,
+        body: text,
+        ...this.#callOptions(options),
+      });
+      // A classic zod schema and a zod/mini one both have the `safeParse` the check calls (checkRequest made sure).
+      const data = schema === undefined ? (received as T) : checkResponse(schema as z.ZodMiniType<T>, received, `${label} response`);
+      return idempotencyKey === undefined
+        ? { data, response, replayed: false }
+        : { data, response, idempotencyKey, replayed: response.status === 200 };
+    };
+    return new APIPromise(withIdempotencyKey(run(), idempotencyKey));
   }
 
   /**
@@ -183,7 +287,7 @@ export class PaymentsClient {
    * class, carries the key, so the operation can be retried later without charging twice.
    * @internal Used by resources.
    */
-  create<P, T>(
+  postCreation<P, T>(
     path: string,
     params: P,
     spec: { params: z.ZodMiniType<P>; result: z.ZodMiniType<T>; label: string },
@@ -194,13 +298,14 @@ export class PaymentsClient {
       // A bad key and bad params are named in one error: every bad field at once.
       const body = checkParams(spec.params, params, `${spec.label} params`, idempotencyKeyIssues(idempotencyKey));
       const headers = this.#headers(options);
-      headers.set('Idempotency-Key', idempotencyKey);
-      const { response, body: received } = await this.#send({
+      headers.set('idempotency-key', idempotencyKey);
+      headers.set('content-type', 'application/json');
+      const { response, body: received } = await this.#transport.send({
         method: 'POST',
-        url: this.#url(path),
+        path,
         headers,
-        body,
-        ...this.#attemptOptions(options),
+        body: jsonBody(body),
+        ...this.#callOptions(options),
       });
       // 201 is a creation; 200 is the service replaying an earlier one with the same key.
       return {
@@ -210,19 +315,14 @@ export class PaymentsClient {
         replayed: response.status === 200,
       };
     };
-    return new APIPromise(
-      run().catch((error: unknown) => {
-        if (error instanceof PaymentsError) error.idempotencyKey = idempotencyKey;
-        throw error;
-      }),
-    );
+    return new APIPromise(withIdempotencyKey(run(), idempotencyKey));
   }
 
   /**
    * `GET` of one object by identifier (URL-encoded), unwrapped from `{ data }`.
    * @internal Used by resources.
    */
-  retrieve<T>(
+  getObject<T>(
     pathPrefix: string,
     id: string | number,
     spec: { result: z.ZodMiniType<T>; label: string },
@@ -258,7 +358,7 @@ export class PaymentsClient {
    * requested at the configured base URL with the path and query of `links.next`.
    * @internal Used by resources.
    */
-  list<P extends object, T>(
+  getPaginated<P extends object, T>(
     path: string,
     params: P | undefined,
     spec: { params: z.ZodMiniType<P>; item: z.ZodMiniType<T>; label: string },
@@ -281,12 +381,8 @@ export class PaymentsClient {
     );
   }
 
-  #get(pathAndQuery: string, options: RequestOptions) {
-    return this.#send({ method: 'GET', url: this.#url(pathAndQuery), headers: this.#headers(options), ...this.#attemptOptions(options) });
-  }
-
-  #url(pathAndQuery: string): string {
-    return `${this.baseUrl}${API_PREFIX}${pathAndQuery}`;
+  #get(path: string, options: RequestOptions) {
+    return this.#transport.send({ method: 'GET', path, headers: this.#headers(options), ...this.#callOptions(options) });
   }
 
   #headers(options: RequestOptions): Headers {
@@ -298,7 +394,7 @@ export class PaymentsClient {
     return headers;
   }
 
-  #attemptOptions(options: RequestOptions) {
+  #callOptions(options: RequestOptions): Pick<CallRequest, 'timeout' | 'maxRetries' | 'signal'> {
     return {
       timeout: options.timeout === undefined ? this.timeout : checkTimeout(options.timeout, 'options.timeout'),
       maxRetries: options.maxRetries === undefined ? this.maxRetries : checkRetries(options.maxRetries, 'options.maxRetries'),
@@ -315,6 +411,68 @@ export class PaymentsClient {
   [Symbol.for('nodejs.util.inspect.custom')](): string {
     return `PaymentsClient ${JSON.stringify(this.toJSON())}`;
   }
+}
+
+/** Puts the creation's key on whatever error the call ends with, so the operation can be finished later. */
+function withIdempotencyKey<T>(call: Promise<T>, idempotencyKey: string | undefined): Promise<T> {
+  if (idempotencyKey === undefined) return call;
+  return call.catch((error: unknown) => {
+    if (error instanceof PaymentsError) error.idempotencyKey = idempotencyKey;
+    throw error;
+  });
+}
+
+const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+
+/**
+ * Checks a {@link PaymentsClient.request} call before anything is sent, naming every bad field in one
+ * `InvalidParamsError`: the method, the path (under `/api/v1`, no `..`, no query: that goes in
+ * `query`), the query (as list filters are checked), a body on a `GET`, and the Idempotency-Key.
+ */
+function checkRequest<T>(request: APIRequest<T>, idempotencyKey: string | undefined) {
+  const issues: ValidationIssue[] = [];
+  if (!isRecord(request))
+    throw new InvalidParamsError([{ path: [], message: 'must be an object { method, path, body?, query?, schema? }' }], 'request');
+  const { method, path, body, query, schema } = request;
+  if (!METHODS.includes(method))
+    issues.push({ path: ['method'], message: `must be one of ${METHODS.join(', ')}, got ${safeString(method)}` });
+  const pathProblem = requestPathProblem(path);
+  if (pathProblem) issues.push({ path: ['path'], message: pathProblem });
+  if (method === 'GET' && body !== undefined)
+    issues.push({ path: ['body'], message: 'must be left out on a GET (a GET has no body; use query)' });
+  if (query !== undefined && !isRecord(query)) issues.push({ path: ['query'], message: 'must be an object of parameter names to values' });
+  else for (const issue of filterIssues(query)) issues.push({ path: ['query', ...issue.path], message: issue.message });
+  if (schema !== undefined && typeof (schema as { safeParse?: unknown })?.safeParse !== 'function') {
+    issues.push({ path: ['schema'], message: 'must be a zod schema' });
+  }
+  if (idempotencyKey !== undefined) issues.push(...idempotencyKeyIssues(idempotencyKey));
+  if (issues.length > 0) throw new InvalidParamsError(issues, 'request');
+  return {
+    method,
+    path,
+    query: query === undefined ? '' : toQueryString(query),
+    body,
+    schema,
+    label: `${method} ${path}`,
+  };
+}
+
+/** What is wrong with the path of a {@link PaymentsClient.request} call, if anything. */
+function requestPathProblem(path: unknown): string | undefined {
+  if (typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//')) {
+    return `must be a path under /api/v1 starting with "/", such as "/refunds", got ${safeString(path)}`;
+  }
+  if (path === API_PREFIX || path.startsWith(`${API_PREFIX}/`))
+    return `is already under ${API_PREFIX}: pass ${JSON.stringify(path.slice(API_PREFIX.length) || '/')}`;
+  if (/[?#]/.test(path)) return 'must not hold a query or a fragment: pass query parameters in `query`';
+  // Dot segments, plain or percent-encoded, are resolved by the URL parser: they would climb out of /api/v1.
+  if (path.split('/').some((segment) => /^(\.|%2e){1,2}$/i.test(segment))) {
+    return 'must not hold "." or ".." segments (they would climb out of /api/v1)';
+  }
+  // RFC 3986 path characters only: a space, a control character or a non-ASCII letter goes encoded.
+  if (!/^[\w\-.~!$&'()*+,;=:@%/]*$/.test(path)) return 'must hold URL path characters only: encode each segment with encodeURIComponent';
+  if (path.length > 2048) return `must be at most 2048 characters, got ${path.length}`;
+  return undefined;
 }
 
 /** Serialises list params; `Date` values become their UTC `YYYY-MM-DD`. */

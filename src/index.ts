@@ -33,6 +33,7 @@ export {
 } from './bulk/journal.js';
 export { BULK_KEY_PREFIX, bulkIdempotencyKey } from './bulk/keys.js';
 export { type IORedisCommandClient, type NodeRedisCommandClient, type RedisJournalOptions, redisJournal } from './bulk/redis-journal.js';
+export type { ClientVerifyWebhookInput, RetryBackoff, Webhooks } from './client.js';
 export { type ClientMode, type ClientOptions, PaymentsClient, type RequestOptions } from './client.js';
 export { APIPromise, type WithResponse } from './core/api-promise.js';
 // The error classes and their types; `makeAPIError` and `setName` stay internal.
@@ -59,7 +60,6 @@ export {
 } from './core/errors.js';
 export { Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
 export { type CurrencyCode, isKnownCurrency, type KnownCurrencyCode } from './currencies.js';
-export type { RetryBackoff } from './internal/http.js';
 export type { Logger, LogLevel } from './internal/logger.js';
 export { currencyExponent, formatAmount, fromMinorUnits, toMinorUnits } from './money.js';
 export type { CheckoutSessions } from './resources/checkout-sessions.js';
@@ -67,7 +67,6 @@ export type { PaymentLinks } from './resources/payment-links.js';
 export type { Payments, WaitForCompletionOptions } from './resources/payments.js';
 export type { Payouts } from './resources/payouts.js';
 export type { Wallets } from './resources/wallets.js';
-export type { ClientVerifyWebhookInput, Webhooks } from './resources/webhooks.js';
 export {
   CHECKOUT_SESSION_STATUSES,
   type CheckoutSession,

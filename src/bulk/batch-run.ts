@@ -4,10 +4,10 @@
  * key, adapts concurrency and pace to 429 / 503, and queues one result per row, in completion order,
  * for the generator that hands them to the consumer (runner.ts).
  */
-import { APIConnectionError, APIError, IdempotencyConflictError, PaymentsError } from '../core/errors.js';
+import { APIError, IdempotencyConflictError, PaymentsError } from '../core/errors.js';
 import { HOUR_MS } from '../internal/durations.js';
-import { backoffDelay, MAX_RETRY_AFTER_MS } from '../internal/http.js';
 import { parseRetryAfter } from '../internal/retry-after.js';
+import { backoffDelay, isRetryable, MAX_RETRY_AFTER_MS } from '../internal/transport.js';
 import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
 import type { BulkProgress, BulkResult, BulkSender, BulkStatus, BulkSummary, CreateManyOptions } from './batch.js';
 import { ChangeSignal } from './change-signal.js';
@@ -275,7 +275,7 @@ export class BatchRun<R extends PayoutCreateParams> {
         seconds === undefined ? backoffDelay(item.throttles + 1, this.#options.retryBackoff) : Math.min(seconds * 1000, MAX_RETRY_AFTER_MS),
       );
     }
-    if (throttle || error instanceof APIConnectionError || [408, 500, 502, 504].includes(status)) {
+    if (isRetryable(error)) {
       item.lastError = error;
       if ((throttle ? item.throttles++ < MAX_THROTTLES : item.retries++ < this.#maxRetries) && !this.#stopped()) {
         item.notBefore = Date.now() + (throttle ? 0 : backoffDelay(item.retries, this.#options.retryBackoff));

@@ -4,7 +4,7 @@
  */
 import { InvalidParamsError, PaymentsError, type ValidationIssue } from '../core/errors.js';
 import { DAY_MS } from '../internal/durations.js';
-import type { RetryBackoff } from '../internal/http.js';
+import type { RetryBackoff } from '../internal/transport.js';
 import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
 import type { BulkJournal, BulkJournalRecord } from './journal.js';
 import { runBatch } from './runner.js';

@@ -1,12 +1,48 @@
-import type { PaymentsClient } from '../client.js';
+/**
+ * The base of every resource, and the four calls resources are built from. Resources see the client
+ * through {@link ResourceClient} only, so that they never import the client (which imports them).
+ */
+import type * as z from 'zod/mini';
+import type { APIPromise } from './api-promise.js';
+import type { PagePromise } from './pagination.js';
+import type { RequestOptions } from './request-options.js';
 
-/** Base of every resource of {@link PaymentsClient}: holds the client its requests go through. */
+/** What a resource sees of its client: the calls it makes through it. */
+export interface ResourceClient {
+  /** Default retries of the client (the bulk payout runner retries rows itself, as many times). */
+  readonly maxRetries: number;
+  /** A creation: `POST` with params checked first and an `Idempotency-Key`, the answer unwrapped from `{ data }`. @internal */
+  postCreation<P, T>(
+    path: string,
+    params: P,
+    spec: { params: z.ZodMiniType<P>; result: z.ZodMiniType<T>; label: string },
+    options?: RequestOptions,
+  ): APIPromise<T>;
+  /** `GET` of one object by identifier, unwrapped from `{ data }`. @internal */
+  getObject<T>(
+    pathPrefix: string,
+    id: string | number,
+    spec: { result: z.ZodMiniType<T>; label: string },
+    options?: RequestOptions,
+  ): APIPromise<T>;
+  /** `GET` of a list that is not paginated. @internal */
+  getUnpaginated<T>(path: string, spec: { result: z.ZodMiniType<T>; label: string }, options?: RequestOptions): APIPromise<T>;
+  /** `GET` of a paginated list, walked page by page. @internal */
+  getPaginated<P extends object, T>(
+    path: string,
+    params: P | undefined,
+    spec: { params: z.ZodMiniType<P>; item: z.ZodMiniType<T>; label: string },
+    options?: RequestOptions,
+  ): PagePromise<T>;
+}
+
+/** Base of every resource of the client: holds the client its requests go through. */
 export abstract class APIResource {
   /** The client this resource sends its requests through. */
-  protected _client: PaymentsClient;
+  protected _client: ResourceClient;
 
   /** @internal */
-  constructor(client: PaymentsClient) {
+  constructor(client: ResourceClient) {
     this._client = client;
   }
 }

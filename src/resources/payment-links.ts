@@ -1,6 +1,6 @@
-import type { RequestOptions } from '../client.js';
 import type { APIPromise } from '../core/api-promise.js';
 import type { PagePromise } from '../core/pagination.js';
+import type { RequestOptions } from '../core/request-options.js';
 import { APIResource } from '../core/resource.js';
 import {
   type PaymentLink,
@@ -15,7 +15,7 @@ import {
 export class PaymentLinks extends APIResource {
   /** Creates a link: `POST /api/v1/payment-links`. Leave `amount` out to let the customer choose. Share its `url` as it is. */
   create(params: PaymentLinkCreateParams, options?: RequestOptions): APIPromise<PaymentLink> {
-    return this._client.create(
+    return this._client.postCreation(
       '/payment-links',
       params,
       { params: PaymentLinkCreateParamsSchema, result: PaymentLinkSchema, label: 'paymentLinks.create' },
@@ -25,12 +25,12 @@ export class PaymentLinks extends APIResource {
 
   /** Reads a link: `GET /api/v1/payment-links/{id}`. */
   retrieve(id: string | number, options?: RequestOptions): APIPromise<PaymentLink> {
-    return this._client.retrieve('/payment-links', id, { result: PaymentLinkSchema, label: 'payment link' }, options);
+    return this._client.getObject('/payment-links', id, { result: PaymentLinkSchema, label: 'payment link' }, options);
   }
 
   /** Lists links, most recent first: `GET /api/v1/payment-links`. Filters beyond the documented ones pass through. */
   list(params?: PaymentLinkListParams, options?: RequestOptions): PagePromise<PaymentLink> {
-    return this._client.list(
+    return this._client.getPaginated(
       '/payment-links',
       params,
       { params: PaymentLinkListParamsSchema, item: PaymentLinkSchema, label: 'payment links' },

@@ -1,7 +1,7 @@
-import type { RequestOptions } from '../client.js';
 import { APIPromise, type WithResponse } from '../core/api-promise.js';
 import { APITimeoutError, APIUserAbortError, InvalidParamsError, type ValidationIssue } from '../core/errors.js';
 import type { PagePromise } from '../core/pagination.js';
+import type { RequestOptions } from '../core/request-options.js';
 import { APIResource } from '../core/resource.js';
 import { MAX_TIMER_MS } from '../internal/durations.js';
 import { sleep } from '../internal/sleep.js';
@@ -36,7 +36,7 @@ export class Payments extends APIResource {
    * the payment shows the amount charged in the operator's currency.
    */
   create(params: PaymentCreateParams, options?: RequestOptions): APIPromise<Payment> {
-    return this._client.create(
+    return this._client.postCreation(
       '/payments',
       params,
       { params: PaymentCreateParamsSchema, result: PaymentSchema, label: 'payments.create' },
@@ -46,12 +46,17 @@ export class Payments extends APIResource {
 
   /** Reads a payment: `GET /api/v1/payments/{uuid}`. */
   retrieve(uuid: string, options?: RequestOptions): APIPromise<Payment> {
-    return this._client.retrieve('/payments', uuid, { result: PaymentSchema, label: 'payment' }, options);
+    return this._client.getObject('/payments', uuid, { result: PaymentSchema, label: 'payment' }, options);
   }
 
   /** Lists payments, most recent first: `GET /api/v1/payments`. Await it for one page, or `for await` over every payment. */
   list(params?: PaymentListParams, options?: RequestOptions): PagePromise<Payment> {
-    return this._client.list('/payments', params, { params: PaymentListParamsSchema, item: PaymentSchema, label: 'payments' }, options);
+    return this._client.getPaginated(
+      '/payments',
+      params,
+      { params: PaymentListParamsSchema, item: PaymentSchema, label: 'payments' },
+      options,
+    );
   }
 
   /**

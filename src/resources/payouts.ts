@@ -1,7 +1,7 @@
 import { type BulkRows, type CreateManyOptions, PayoutBatch } from '../bulk/batch.js';
-import type { RequestOptions } from '../client.js';
 import type { APIPromise } from '../core/api-promise.js';
 import type { PagePromise } from '../core/pagination.js';
+import type { RequestOptions } from '../core/request-options.js';
 import { APIResource } from '../core/resource.js';
 import {
   type Payout,
@@ -16,7 +16,7 @@ import {
 export class Payouts extends APIResource {
   /** Requests a payout: `POST /api/v1/payouts`. A sandbox key gets `PermissionDeniedError`. */
   create(params: PayoutCreateParams, options?: RequestOptions): APIPromise<Payout> {
-    return this._client.create(
+    return this._client.postCreation(
       '/payouts',
       params,
       { params: PayoutCreateParamsSchema, result: PayoutSchema, label: 'payouts.create' },
@@ -53,7 +53,7 @@ export class Payouts extends APIResource {
    * integer; pass `payout.id` as it came (an id beyond 2^53 comes as a string of its digits).
    */
   retrieve(id: string | number, options?: RequestOptions): APIPromise<Payout> {
-    return this._client.retrieve('/payouts', id, { result: PayoutSchema, label: 'payout' }, options);
+    return this._client.getObject('/payouts', id, { result: PayoutSchema, label: 'payout' }, options);
   }
 
   /**
@@ -62,6 +62,6 @@ export class Payouts extends APIResource {
    * `InvalidParamsError`.
    */
   list(params?: PayoutListParams, options?: RequestOptions): PagePromise<Payout> {
-    return this._client.list('/payouts', params, { params: PayoutListParamsSchema, item: PayoutSchema, label: 'payouts' }, options);
+    return this._client.getPaginated('/payouts', params, { params: PayoutListParamsSchema, item: PayoutSchema, label: 'payouts' }, options);
   }
 }

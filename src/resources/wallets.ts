@@ -1,5 +1,5 @@
-import type { RequestOptions } from '../client.js';
 import type { APIPromise } from '../core/api-promise.js';
+import type { RequestOptions } from '../core/request-options.js';
 import { APIResource } from '../core/resource.js';
 import { type Wallet, walletArray } from '../schemas/wallet.js';
 

@@ -1,5 +1,5 @@
 /**
- * Retries exactly as API.md "Idempotency and retries" says: connection failures, timeouts, 408,
+ * Retries as docs/requests.md "Retries" describes them: connection failures, timeouts, 408,
  * 429, 500, 502, 503, 504 are retried up to `maxRetries` (default 2); other 4xx never; exponential
  * backoff with jitter; `Retry-After` (seconds or HTTP date) honoured, capped at 60 s.
  */
@@ -17,7 +17,7 @@ import {
   UnprocessableEntityError,
 } from 'payments-sdk';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { backoffDelay } from '../../src/internal/http.js';
+import { backoffDelay } from '../../src/internal/transport.js';
 import { caught } from '../helpers/caught.js';
 import { makeClient } from '../helpers/client.js';
 import { API_URL, chargeParams, payment } from '../helpers/fixtures.js';

@@ -1,5 +1,5 @@
 /**
- * The transport's own machinery (src/internal/http.ts), beyond what retries.test.ts and
+ * The transport's own machinery (src/internal/transport.ts), beyond what retries.test.ts and
  * timeout-abort.test.ts check through msw: a `fetch` that ignores its signal, what is and is not
  * retried when a custom fetch throws, and that nothing (timers, abort listeners) outlives a call.
  */

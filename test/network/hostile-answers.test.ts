@@ -107,6 +107,25 @@ describe('the key echoed JSON-escaped is redacted after JSON.parse', () => {
     expect(lines.join('\n')).not.toContain(KEY);
   });
 
+  it.each(escapedForms)('a 422 whose property NAMES spell %s: not in body, errors, nor anything the error holds', async (echoed) => {
+    // A validation answer that names the offending input by its value: the key becomes a field name,
+    // in `errors` and in the body's own members.
+    server = await startServer((x) => {
+      const text = `{"message":"Invalid.","errors":{"${echoed}":["is not a valid key"],"phone":["is required"]},"${echoed}":true,"last":1}`;
+      x.res.writeHead(422, { 'Content-Type': 'application/json' });
+      x.res.end(text);
+    });
+    const error = await caught(() => clientFor(server as TestServer).payments.create(charge));
+    expect(error).toBeInstanceOf(UnprocessableEntityError);
+    const unprocessable = error as UnprocessableEntityError;
+    expect(unprocessable.errors).toEqual({ '[redacted]': ['is not a valid key'], phone: ['is required'] });
+    // Members keep their order: the renamed one stays where it was.
+    expect(Object.keys(unprocessable.body as object)).toEqual(['message', 'errors', '[redacted]', 'last']);
+    expect(Object.keys(unprocessable.errors ?? {})).toEqual(['[redacted]', 'phone']);
+    expect(everythingIn(error)).not.toContain(KEY);
+    expect(JSON.stringify(unprocessable.body)).not.toContain('Hostile');
+  });
+
   it('a 2xx of the wrong shape echoing it: not in ResponseValidationError.body', async () => {
     server = await startServer((x) => {
       x.res.writeHead(200, { 'Content-Type': 'application/json' });

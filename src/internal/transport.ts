@@ -1,0 +1,391 @@
+/**
+ * The transport: how one SDK call reaches the service and comes back. Two functions, read top to
+ * bottom:
+ *
+ * - {@link Transport.send} is one CALL: attempts until one succeeds, one fails for good, or the
+ *   retries are spent; waits the backoff (or `Retry-After`) between attempts; logs; throws the last
+ *   failure as an SDK error, the key redacted.
+ * - `attempt` is one HTTP ATTEMPT: ky over `fetch` sends the request; the WHOLE body is read under
+ *   the attempt's timeout, capped at `maxResponseBytes`, the key redacted, the JSON parsed; it
+ *   returns `{ response, body }` for a 2xx and throws an SDK error for anything else.
+ *
+ * ky sends each attempt (the base URL as its `prefix`, `redirect: 'manual'`, the request log as a
+ * `beforeRequest` hook). Its own retry loop is not used: it retries only until the headers arrive,
+ * and an attempt here includes reading the body, so that a body cut short or stalled half-way is
+ * retried, with the same Idempotency-Key, like an attempt that never got an answer.
+ */
+import ky, { NetworkError } from 'ky';
+import {
+  APIConnectionError,
+  APIError,
+  APITimeoutError,
+  APIUserAbortError,
+  InvalidParamsError,
+  makeAPIError,
+  PaymentsError,
+  ResponseValidationError,
+} from '../core/errors.js';
+import { readCapped } from './capped-stream.js';
+import { parseJson } from './json.js';
+import type { Logger } from './logger.js';
+import { redactDeep, redactHeaders, redactSecrets, sanitizeError } from './redaction.js';
+import { parseRetryAfter } from './retry-after.js';
+import { safeString } from './safe-string.js';
+import { sleep } from './sleep.js';
+
+/** Statuses that mean "try again later": 408, 429 and the 5xx of a busy or restarting service. */
+const RETRY_STATUSES: ReadonlySet<number> = new Set([408, 429, 500, 502, 503, 504]);
+
+/** `Retry-After` is honoured up to this many milliseconds. */
+export const MAX_RETRY_AFTER_MS = 60_000;
+
+/** Default of the `maxResponseBytes` client option: 10 MiB, some 240 full pages of 100 payments. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
+
+/**
+ * Whether a failed call is worth another attempt with the same Idempotency-Key: the service
+ * answered a status that means "try again later" (408, 429, 500, 502, 503, 504), or no answer came
+ * (the connection failed or was cut, which `fetch` reports as a `TypeError`, or the attempt timed
+ * out), or a 2xx came whose body is not JSON (cut short, a proxy's page). A refusal (another 4xx),
+ * the caller's abort, bad input and a 2xx of the wrong shape are not. The client's retries and the
+ * bulk payout runner both decide with this.
+ */
+export function isRetryable(error: unknown): boolean {
+  if (error instanceof UnreadableBodyError) return true;
+  if (error instanceof APIError) return RETRY_STATUSES.has(error.status);
+  if (error instanceof APITimeoutError) return true;
+  return error instanceof APIConnectionError && error.cause instanceof TypeError;
+}
+
+/** Backoff of the retries: `initialMs * 2^(n-1)`, capped at `maxMs`, then jittered to 50–100 %. */
+export interface RetryBackoff {
+  /** First delay, before jitter. Default 500 ms. */
+  initialMs?: number;
+  /** Largest delay, before jitter. Default 8 000 ms. */
+  maxMs?: number;
+}
+
+/**
+ * Delay before retry number `attempt` (1-based) when the service gave no `Retry-After`:
+ * exponential (`initialMs * 2^(attempt-1)`, capped at `maxMs`), then jittered down to 50–100 % of
+ * that, so that many clients failing together do not retry in lockstep. `random` is injectable for
+ * tests; it must return a number in [0, 1).
+ */
+export function backoffDelay(attempt: number, backoff: RetryBackoff = {}, random: () => number = Math.random): number {
+  const exponential = Math.min(backoff.maxMs ?? 8_000, (backoff.initialMs ?? 500) * 2 ** Math.max(0, attempt - 1));
+  return exponential * (0.5 + random() / 2);
+}
+
+/** The wait before retry number `retry` (1-based) after `error`: its `Retry-After` (capped), else the backoff. */
+function retryDelay(error: unknown, retry: number, backoff: RetryBackoff): number {
+  const seconds = error instanceof APIError ? parseRetryAfter(error.headers.get('retry-after')) : undefined;
+  return seconds === undefined ? backoffDelay(retry, backoff) : Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
+}
+
+/** The HTTP methods a call can use. */
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/** Settings fixed when the client is built. */
+export interface TransportConfig {
+  /** The client's `fetch` option; the global `fetch` (read per attempt) when absent. */
+  fetch?: typeof fetch | undefined;
+  /** The API root every path is under: the base URL and `/api/v1`. */
+  apiRoot: string;
+  /** The client's API key: redacted from every answer (the only secret a request carries). */
+  apiKey: string;
+  logger?: Logger | undefined;
+  backoff?: RetryBackoff | undefined;
+  /** Largest decoded body accepted, in bytes. */
+  maxResponseBytes: number;
+}
+
+/** One call, as the client hands it over: everything already checked. */
+export interface CallRequest {
+  method: HttpMethod;
+  /** Path and query under the API root, e.g. `/payments/9b2f…` or `/payments?page=2`. */
+  path: string;
+  headers: Headers;
+  /** The body, as JSON text (see {@link jsonBody}). */
+  body?: string | undefined;
+  /** Milliseconds per attempt. */
+  timeout: number;
+  /** Attempts after the first one. */
+  maxRetries: number;
+  signal?: AbortSignal | undefined;
+}
+
+/** A 2xx answer: the response (its body read) and the body, parsed, the key redacted. */
+export interface Received {
+  response: Response;
+  body: unknown;
+}
+
+/** What {@link createTransport} returns. */
+export interface Transport {
+  /** Sends one call (with its retries). Resolves on a 2xx; rejects with an SDK error. */
+  send(call: CallRequest): Promise<Received>;
+}
+
+/** Builds the transport of a client (and of the clients `withOptions` derives from it). */
+export function createTransport(config: TransportConfig): Transport {
+  const { logger, apiRoot, maxResponseBytes } = config;
+  const backoff = config.backoff ?? {};
+  const secrets = [config.apiKey];
+  // Resolved per attempt, not captured: a program (or msw) may replace globalThis.fetch at any time.
+  const platformFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
+
+  const api = ky.create({
+    prefix: apiRoot,
+    fetch: config.fetch ?? platformFetch,
+    // One attempt per ky call: `send` below is the retry loop (see the module comment).
+    retry: 0,
+    // The attempt's own timer covers the body too (ky's stops when the headers arrive).
+    timeout: false,
+    // Every status comes back as a Response; the attempt maps it.
+    throwHttpErrors: false,
+    // A 3xx comes back as it is and becomes an APIError: followed, a POST would be replayed as a GET
+    // and the key could go to another host.
+    redirect: 'manual',
+    hooks: {
+      beforeRequest: logger
+        ? [({ request }) => logger.debug(`payments-sdk: → ${request.method} ${request.url}`, { headers: redactHeaders(request.headers) })]
+        : [],
+    },
+  });
+
+  /** One SDK call: attempts until one succeeds, one fails for good, or the retries are spent. */
+  async function send(call: CallRequest): Promise<Received> {
+    const url = `${apiRoot}${call.path}`;
+    const started = logger ? Date.now() : 0;
+    for (let retry = 1; ; retry++) {
+      let failure: unknown;
+      try {
+        const received = await attempt(call, url);
+        logger?.debug(`payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`);
+        return received;
+      } catch (error) {
+        failure = error;
+      }
+      if (retry > call.maxRetries || !isRetryable(failure) || !retriesMethod(call.method)) throw logged(finalError(failure), call, url);
+      logger?.info(`payments-sdk: retry ${retry} of ${call.method} ${url} after ${describeFailure(failure)}`);
+      try {
+        await sleep(retryDelay(failure, retry, backoff), call.signal);
+      } catch (aborted) {
+        throw logged(aborted as PaymentsError, call, url);
+      }
+    }
+  }
+
+  /**
+   * One HTTP attempt: the request, then the WHOLE body, under the attempt's timeout. Returns
+   * `{ response, body }` for a 2xx; throws an SDK error (an {@link UnreadableBodyError} for a 2xx
+   * whose body is not JSON) for anything else.
+   */
+  async function attempt(call: CallRequest, url: string): Promise<Received> {
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort(new DOMException(`No answer within ${call.timeout} ms.`, 'TimeoutError'));
+    }, call.timeout);
+    const callerSignal = call.signal;
+    const onCallerAbort = () => controller.abort(callerSignal?.reason);
+    callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
+    try {
+      // Checked first: an aborted signal sends nothing.
+      callerSignal?.throwIfAborted();
+      const exchange = async () => {
+        const response = await api(call.path, { method: call.method, headers: call.headers, body: call.body, signal: controller.signal });
+        return { response, text: await readText(response, maxResponseBytes, call.method, url) };
+      };
+      // A custom `fetch` may ignore its signal: the attempt ends when the signal fires all the same.
+      const { response, text } = await untilAborted(exchange(), controller.signal);
+      return received(response, text, secrets);
+    } catch (error) {
+      if (error instanceof PaymentsError || error instanceof UnreadableBodyError) throw error;
+      if (callerSignal?.aborted) {
+        throw new APIUserAbortError(`${call.method} ${url} was aborted by the caller's signal.`, { cause: callerSignal.reason });
+      }
+      if (timedOut) {
+        const cause = new DOMException(`No answer within ${call.timeout} ms.`, 'TimeoutError');
+        throw new APITimeoutError(`${call.method} ${url} timed out: no answer within ${call.timeout} ms on the last attempt.`, { cause });
+      }
+      throw connectionError(error, call.method, url, secrets);
+    } finally {
+      clearTimeout(timer);
+      callerSignal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  /** Logs a call that failed for good and returns its error. */
+  function logged(error: PaymentsError, call: CallRequest, url: string): PaymentsError {
+    // A refusal (4xx: the request itself was wrong) is a warning; the service or the network failing
+    // for good (5xx, no answer, timeout, a 2xx of the wrong shape) is an error.
+    const refused = error instanceof APIError && error.status < 500;
+    (refused ? logger?.warn : logger?.error)?.(`payments-sdk: ${call.method} ${url} failed: ${error.name}: ${error.message}`);
+    return error;
+  }
+
+  return { send };
+}
+
+/**
+ * Methods retried: those the service may safely see twice. GET, PUT and DELETE by their meaning; POST
+ * because the SDK sends every POST with an Idempotency-Key, the same on every attempt. PATCH is sent once.
+ */
+function retriesMethod(method: HttpMethod): boolean {
+  return method !== 'PATCH';
+}
+
+/**
+ * The answer of one attempt, its body read: `{ response, body }` for a 2xx, else the error it
+ * stands for. A service or proxy that echoes the request ("Invalid key: Bearer sk_…", a header, a
+ * 2xx page) must not put the key into anything the SDK hands back: the key is redacted here, once,
+ * from the text, the headers and, when JSON escapes could spell it otherwise, the parsed body.
+ */
+function received(raw: Response, rawText: string, secrets: readonly string[]): Received {
+  const text = redactSecrets(rawText, secrets);
+  const response = withRedactedHeaders(raw, secrets);
+  let body: unknown;
+  if (response.ok) {
+    if (text !== '' && response.status !== 204 && response.status !== 205) {
+      try {
+        body = parseJson(text);
+      } catch {
+        throw new UnreadableBodyError(text);
+      }
+    }
+  } else if (text !== '') {
+    body = errorBody(text);
+  }
+  // Without a `\` in the text, every parsed string is a slice of it, already redacted. With one, a
+  // JSON escape (`\/`, `\u0073`) may have spelled the key differently, in a value or in a property
+  // name: the parsed body is redacted too.
+  if (typeof body === 'object' && body !== null && text.includes('\\')) body = redactDeep(body, secrets);
+  if (!response.ok) throw makeAPIError({ status: response.status, body, headers: response.headers });
+  return { response, body };
+}
+
+/** A 2xx whose body is not JSON (a proxy page, or a body cut short): retried, then a ResponseValidationError. */
+class UnreadableBodyError extends Error {
+  /** The body as received, the key redacted. */
+  readonly text: string;
+  constructor(text: string) {
+    super('The response body is not valid JSON.');
+    this.text = text;
+  }
+}
+
+/** The error a call ends with, once no more attempts are made. */
+function finalError(failure: unknown): PaymentsError {
+  if (failure instanceof UnreadableBodyError) {
+    return new ResponseValidationError([{ path: [], message: 'the body is not valid JSON' }], failure.text);
+  }
+  return failure as PaymentsError;
+}
+
+/**
+ * What a `fetch` threw, as an {@link APIConnectionError}, the key redacted from its message and its
+ * cause. ky wraps fetch's own network errors: the SDK reports (and keeps, sanitised) what fetch threw.
+ */
+export function connectionError(error: unknown, method: string, url: string, secrets: readonly string[] = []): APIConnectionError {
+  const thrown = error instanceof NetworkError ? error.cause : error;
+  const message =
+    thrown instanceof TypeError
+      ? `Connection error on ${method} ${url}: ${describeCause(thrown)}`
+      : `Request ${method} ${url} failed: ${thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : safeString(thrown)}`;
+  return new APIConnectionError(redactSecrets(message, secrets), { cause: sanitizeError(thrown, secrets) });
+}
+
+/**
+ * The body as JSON text. Params passed their schema, but a `metadata` value may still be a BigInt or
+ * hold a cycle: that is bad input, named as such before anything is sent, not a connection error.
+ */
+export function jsonBody(body: unknown): string {
+  try {
+    return JSON.stringify(body);
+  } catch (error) {
+    // First line only: V8 draws the cycle over several lines.
+    const reason = (error instanceof Error ? error.message : safeString(error)).split('\n')[0];
+    throw new InvalidParamsError([{ path: [], message: `cannot be sent as JSON (${reason})` }]);
+  }
+}
+
+/** Settles as `work` does, or rejects as soon as `signal` aborts. */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+/**
+ * The body as text (UTF-8, a leading BOM dropped, bad bytes replaced, as `Response.text()`), read
+ * while counting its DECODED bytes: past `max`, the body is cancelled and the call fails. A body
+ * with its length announced, not encoded and within the cap, is read in one go.
+ */
+async function readText(response: Response, max: number, method: string, url: string): Promise<string> {
+  const declared = response.headers.get('content-length');
+  const encoded = response.headers.has('content-encoding');
+  if (declared !== null && !encoded && /^\d+$/.test(declared)) {
+    if (Number(declared) <= max) return response.text();
+    await response.body?.cancel().catch(() => {});
+    throw tooLarge(max, method, url);
+  }
+  const stream = response.body;
+  if (!stream) return '';
+  const decoder = new TextDecoder();
+  let text = '';
+  const whole = await readCapped(stream, max, (chunk) => {
+    text += decoder.decode(chunk, { stream: true });
+  });
+  if (!whole) throw tooLarge(max, method, url);
+  return text + decoder.decode();
+}
+
+function tooLarge(max: number, method: string, url: string): PaymentsError {
+  return new PaymentsError(`The answer to ${method} ${url} is larger than maxResponseBytes (${max} bytes).`);
+}
+
+/** The response, or a copy without body whose header values no longer hold a secret. */
+function withRedactedHeaders(raw: Response, secrets: readonly string[]): Response {
+  let leaks = false;
+  raw.headers.forEach((value) => {
+    if (!leaks && redactSecrets(value, secrets) !== value) leaks = true;
+  });
+  if (!leaks) return raw;
+  const headers = new Headers();
+  raw.headers.forEach((value, name) => {
+    headers.append(name, redactSecrets(value, secrets));
+  });
+  // A constructed Response holds only 200–599 and has an empty `url`: the received ones are kept.
+  const response = new Response(null, { status: 200, statusText: raw.statusText, headers });
+  for (const key of ['url', 'redirected', 'status', 'ok'] as const) Object.defineProperty(response, key, { value: raw[key] });
+  return response;
+}
+
+/** An error body as JSON when it is JSON (whatever its content type says), else as text. */
+function errorBody(text: string): unknown {
+  const trimmed = text.trim();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return text;
+  try {
+    return parseJson(trimmed);
+  } catch {
+    return text;
+  }
+}
+
+function describeCause(error: Error): string {
+  // undici: TypeError('fetch failed') whose cause is the socket's error, with a `code` (ECONNREFUSED...).
+  const code = (error as { cause?: { code?: unknown } }).cause?.code;
+  return typeof code === 'string' ? `${error.message} (${code})` : error.message;
+}
+
+function describeFailure(error: unknown): string {
+  if (error instanceof APIError) return `status ${error.status}`;
+  if (error instanceof APITimeoutError) return 'a timeout';
+  if (error instanceof UnreadableBodyError) return 'a malformed body';
+  return 'a connection error';
+}
