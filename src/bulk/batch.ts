@@ -1,13 +1,13 @@
 /**
  * `payouts.createMany`: its types, and the batch object it returns, which checks the options at
- * once and starts the runner (runner.ts) when it is first iterated.
+ * once and starts the runner (result-stream.ts) when it is first iterated.
  */
 import { InvalidParamsError, PaymentsError, type ValidationIssue } from '../core/errors.js';
 import { DAY_MS } from '../internal/durations.js';
 import type { RetryBackoff } from '../internal/http.js';
 import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
 import type { BulkJournal, BulkJournalRecord } from './journal.js';
-import { runBatch } from './runner.js';
+import { runBatch } from './result-stream.js';
 
 /** What happened to a row in this run. */
 export type BulkStatus = 'created' | 'replayed' | 'skipped' | 'failed' | 'conflict' | 'needs_reconciliation';

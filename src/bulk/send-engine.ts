@@ -2,7 +2,7 @@
  * One run of a batch, the engine of `payouts.createMany`: claims each row in the journal, sends it
  * through the client's own creation path with its derived Idempotency-Key, retries with the same
  * key, adapts concurrency and pace to 429 / 503, and queues one result per row, in completion order,
- * for the generator that hands them to the consumer (runner.ts).
+ * for the generator that hands them to the consumer (result-stream.ts).
  */
 import { APIConnectionError, APIError, IdempotencyConflictError, PaymentsError } from '../core/errors.js';
 import { HOUR_MS } from '../internal/durations.js';
