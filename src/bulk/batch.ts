@@ -97,6 +97,13 @@ export interface CreateManyOptions<R = PayoutCreateParams> {
   concurrency?: number;
   /** `true`: a bad row gets a `failed` result and the others go on. Default `false`: one error lists every bad row and nothing is sent. */
   skipInvalid?: boolean;
+  /**
+   * `true`: a row whose journaled outcome is a refusal that created nothing (the service refused
+   * every send of it: a key without the right, an invalid or refused payout) is sent again, under a
+   * new Idempotency-Key derived from the first (see {@link bulkIdempotencyKey}), with the row as it
+   * is now. Every other outcome stays as journaled. Default `false`: such rows are `skipped`.
+   */
+  retryFailed?: boolean;
   /** Stops new sends; those in flight finish and are journaled, then the iteration ends. */
   signal?: AbortSignal;
   /** Called after each result. */
@@ -114,6 +121,28 @@ export interface CreateManyOptions<R = PayoutCreateParams> {
   resendWindowMs?: number;
   /** The clock of the journal's timestamps and of the resend window (ms since the epoch). Default `Date.now`. */
   clock?: () => number;
+}
+
+/**
+ * A batch keyed by position (no `key` option) whose rows differ from the rows its journal holds at
+ * the same positions: rows were inserted, removed, reordered or edited since the earlier run, so a
+ * position no longer names the same payout. Thrown before anything is sent.
+ */
+export class BulkRowsChangedError extends PaymentsError {
+  /** The indexes (from 0) of the rows that differ, in order. */
+  readonly rows: number[];
+
+  /** @internal */
+  constructor(rows: number[]) {
+    const shown = rows.slice(0, 10).join(', ') + (rows.length > 10 ? `, … (${rows.length} in all)` : '');
+    super(
+      `${rows.length} row${rows.length === 1 ? '' : 's'} of this batch differ from the rows journaled at the same positions (index ${shown}): ` +
+        'the rows are keyed by their position, and the source changed since the earlier run. Nothing was sent. ' +
+        'Give each row a stable key (the `key` option), or restore the rows as they were.',
+    );
+    this.name = 'BulkRowsChangedError';
+    this.rows = rows;
+  }
 }
 
 /** What the runner needs from the client: one creation with a given key, and the client's retry count. @internal */
@@ -172,7 +201,10 @@ function checkOptions(o: CreateManyOptions<never>): void {
     maxRetries: [Number.isInteger(m) && m >= 0 && m <= 10, 'an integer from 0 to 10'],
     leaseMs: [l >= 10, 'at least 10 ms'],
     resendWindowMs: [w >= 0 && w <= DAY_MS, 'from 0 to 24 hours'],
-    journal: [j === undefined || typeof j?.claim === 'function', 'a BulkJournal'],
+    journal: [
+      j === undefined || (typeof j?.claim === 'function' && typeof j?.read === 'function'),
+      'a BulkJournal (claim, read, settle, release)',
+    ],
   } as Record<string, [boolean, string]>).filter(([, [ok]]) => !ok);
   if (bad.length > 0)
     throw new InvalidParamsError(

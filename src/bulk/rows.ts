@@ -7,6 +7,7 @@ import { safeString } from '../internal/safe-string.js';
 import { toIssues } from '../internal/validation.js';
 import { PayoutCreateParamsSchema } from '../schemas/payout.js';
 import type { BulkInvalidRow, BulkRows, CreateManyOptions } from './batch.js';
+import { rowHash } from './keys.js';
 
 /** Issues written into the message of the batch's InvalidParamsError; all are in `issues` and `rows`. */
 const MESSAGE_ISSUES = 50;
@@ -16,6 +17,8 @@ export interface BatchItem<R> {
   index: number;
   row: R;
   key: string;
+  /** The hash of the row's content (see rowHash), journaled with its claim. */
+  rowHash: string;
   idempotencyKey?: string;
   attempts: number;
   retries: number;
@@ -24,6 +27,11 @@ export interface BatchItem<R> {
   /** The pacing epoch when the send was let through (see AdaptiveConcurrency.throttled). */
   epoch?: number;
   lastError?: PaymentsError;
+  /**
+   * `true` once a send of the row under its current key may have created a payout (no answer, a
+   * 5xx, or an earlier run's send without a known outcome): a later refusal then proves nothing.
+   */
+  ambiguous?: boolean;
   /** Set when the row is bad (with `skipInvalid`): it is reported, never sent. */
   invalid?: InvalidParamsError;
 }
@@ -32,6 +40,8 @@ export interface BatchItem<R> {
 export interface PreparedRows<R> {
   total?: number;
   items: AsyncIterator<BatchItem<R>>;
+  /** For a batch keyed by position: the hash of every row, by index, read before anything is sent. */
+  positionHashes?: string[];
 }
 
 /** Checks one row: its key (present, unique in the batch) and its params. */
@@ -75,7 +85,8 @@ function batchError(invalid: BulkInvalidRow[]): InvalidParamsError {
  * Turns the rows into the items to send. Without `skipInvalid`, every row is checked before the
  * first is sent: an array, or a function giving a fresh source, is read twice (checked, then sent);
  * any other iterable is read once into memory. With `skipInvalid`, rows are checked as they are
- * read and streamed (memory stays flat), a bad row giving a `failed` result.
+ * read and streamed (memory stays flat), a bad row giving a `failed` result. A batch keyed by
+ * position (no `key` option) is always read whole first, for the hash of each row.
  */
 export async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>): Promise<PreparedRows<R>> {
   const open = (): Iterable<R> | AsyncIterable<R> => {
@@ -90,7 +101,9 @@ export async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>)
   };
   let source = open();
   let total = Array.isArray(source) ? source.length : undefined;
-  if (!o.skipInvalid) {
+  const positional = o.key === undefined;
+  const positionHashes: string[] | undefined = positional ? [] : undefined;
+  if (!o.skipInvalid || positional) {
     if (total === undefined && typeof rows !== 'function') {
       const buffered: R[] = [];
       for await (const row of source) buffered.push(row);
@@ -100,10 +113,11 @@ export async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>)
     const invalid: BulkInvalidRow[] = [];
     total = 0;
     for await (const row of source) {
+      positionHashes?.push(await rowHash(row));
       const checked = checkRow(row, total++, o.key, seen);
       if (checked.invalid) invalid.push(checked.invalid);
     }
-    if (invalid.length > 0) throw batchError(invalid);
+    if (invalid.length > 0 && !o.skipInvalid) throw batchError(invalid);
     if (typeof rows === 'function') source = open();
   }
   const items = async function* (): AsyncGenerator<BatchItem<R>> {
@@ -117,6 +131,7 @@ export async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>)
         index: index++,
         row,
         key,
+        rowHash: await rowHash(row),
         attempts: 0,
         retries: 0,
         throttles: 0,
@@ -125,5 +140,5 @@ export async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>)
       };
     }
   };
-  return { total, items: items() };
+  return { total, items: items(), ...(positionHashes && { positionHashes }) };
 }
