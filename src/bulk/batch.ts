@@ -35,6 +35,11 @@ export interface BulkResult<R = PayoutCreateParams> {
   payout?: Payout;
   /** Why, for `failed`, `conflict` and `needs_reconciliation`. */
   error?: PaymentsError;
+  /**
+   * `true` on a `failed` row that the service refused before creating anything (now, or for a
+   * `skipped` row in an earlier run): a rerun with `retryFailed` sends it again under a new key.
+   */
+  retryable?: boolean;
   /** The Idempotency-Key of the row (derived from `batchId` and the row key). */
   idempotencyKey: string;
   /** Sends of this row in this run. */

@@ -240,7 +240,7 @@ export class BatchRun<R extends PayoutCreateParams> {
       ...(retryable && { retryable }),
     });
     this.#held.delete(item.key);
-    this.#emit(item, status, result);
+    this.#emit(item, status, { ...result, ...(retryable && { retryable }) });
   }
 
   /** No answer in the end: the payout may exist. The claim is dropped; a rerun resends the same key. */
@@ -297,7 +297,11 @@ export class BatchRun<R extends PayoutCreateParams> {
       item.notBefore = Date.now() + Math.min(1000, this.#leaseMs / 4);
       this.#deferred.push(item);
     } else if (claim.state === 'done') {
-      this.#emit(item, 'skipped', { record, payout: record?.outcome?.payout as Payout | undefined });
+      this.#emit(item, 'skipped', {
+        record,
+        payout: record?.outcome?.payout as Payout | undefined,
+        ...(record?.outcome?.retryable && { retryable: true }),
+      });
     } else {
       const error = new PaymentsError(
         `Sent at ${new Date(record?.sentAt ?? 0).toISOString()} with no known outcome, past the service's Idempotency-Key retention: not resent. Check whether the payout exists.`,
