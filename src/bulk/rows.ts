@@ -53,28 +53,33 @@ function checkRow<R>(
 ): { key: string; invalid?: BulkInvalidRow } {
   const issues: ValidationIssue[] = [];
   let key = String(index);
+  let keyGiven = false;
   try {
     const given = keyOf ? keyOf(row, index) : key;
     if ((typeof given !== 'string' || given === '' || given.length > 1000) && !Number.isFinite(given))
-      throw new TypeError(`got ${safeString(given)}`);
+      throw new TypeError(given === '' ? 'it is empty' : `got ${safeString(given)}`);
     key = String(given);
+    keyGiven = true;
     const first = seen.get(key);
     if (first !== undefined) issues.push({ path: ['key'], message: `${JSON.stringify(key)} is also the key of row ${first}` });
     else seen.set(key, index);
   } catch (error) {
     issues.push({
       path: ['key'],
-      message: `the key function must return a non-empty string (${error instanceof Error ? error.message : safeString(error)})`,
+      message: `the row's key must be a non-empty string of at most 1000 characters (${error instanceof Error ? error.message : safeString(error)})`,
     });
   }
   const parsed = PayoutCreateParamsSchema.safeParse(row);
   if (!parsed.success) issues.push(...toIssues(parsed.error.issues, row));
-  return { key, ...(issues.length > 0 && { invalid: { index, key, issues } }) };
+  return { key, ...(issues.length > 0 && { invalid: { index, ...(keyGiven && { key }), issues } }) };
 }
 
 function batchError(invalid: BulkInvalidRow[]): InvalidParamsError {
   const issues = invalid.flatMap((r) =>
-    r.issues.map((issue) => ({ path: ['rows', r.index, ...issue.path], message: `${issue.message} (key ${JSON.stringify(r.key)})` })),
+    r.issues.map((issue) => ({
+      path: ['rows', r.index, ...issue.path],
+      message: r.key === undefined ? issue.message : `${issue.message} (key ${JSON.stringify(r.key)})`,
+    })),
   );
   const error = new InvalidParamsError(issues.slice(0, MESSAGE_ISSUES), `payout rows (${invalid.length} bad)`);
   if (issues.length > MESSAGE_ISSUES) error.message += ` (${issues.length - MESSAGE_ISSUES} more issues in error.issues)`;

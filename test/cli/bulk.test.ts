@@ -212,6 +212,15 @@ describe('payments-sdk payouts bulk', () => {
       expect(existsSync(`${file}.nokey.results.csv`)).toBe(false);
     });
 
+    it('an empty key cell is a bad row, listed with its line; nothing is sent', async () => {
+      const before = posts();
+      const file = csv('emptykey.csv', [header, ...good(1, 2), ['', '1000', 'XOF', 'SEN', 'wave', '221771200009', 'x']]);
+      const result = await runCli(['payouts', 'bulk', file, '--batch-id', 'emptykey'], env);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain(`line 3: key: the row's key must be a non-empty string of at most 1000 characters (it is empty)`);
+      expect(posts()).toBe(before);
+    });
+
     it('--key-by-position: a rerun after a row was added at the top is refused before any send, naming the lines', async () => {
       const file = csv('bypos.csv', [noKey, ...unkeyed(3, 2)]);
       const first = await runCli(['payouts', 'bulk', file, '--batch-id', 'bypos', '--key-by-position'], env);
