@@ -139,11 +139,9 @@ export class BulkRowsChangedError extends PaymentsError {
 
   /** @internal */
   constructor(rows: number[]) {
-    const shown = rows.slice(0, 10).join(', ') + (rows.length > 10 ? `, … (${rows.length} in all)` : '');
     super(
-      `${rows.length} row${rows.length === 1 ? '' : 's'} of this batch differ from the rows journaled at the same positions (index ${shown}): ` +
-        'the rows are keyed by their position, and the source changed since the earlier run. Nothing was sent. ' +
-        'Give each row a stable key (the `key` option), or restore the rows as they were.',
+      `Rows at index ${rows.slice(0, 10).join(', ')}${rows.length > 10 ? ` and ${rows.length - 10} more` : ''} differ from the rows journaled there. ` +
+        'Rows without a key are known by position and must not change between runs. Nothing was sent.',
     );
     this.name = 'BulkRowsChangedError';
     this.rows = rows;

@@ -215,9 +215,6 @@ export function fileJournal(path: string): BulkJournal {
       await open();
       return rowKeys.map((key) => state.get(batchId, key));
     },
-    async renew(batchId, rowKey, owner, leaseMs, now) {
-      return state.renew(batchId, rowKey, owner, leaseMs, now);
-    },
     async settle(batchId, rowKey, _owner, outcome) {
       state.settle(batchId, rowKey, outcome);
       await append({ op: 'settle', batch: batchId, key: rowKey, outcome });

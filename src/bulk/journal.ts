@@ -197,14 +197,6 @@ export class JournalState {
     this.#rows.set(rowId(batchId, rowKey), { ...record });
   }
 
-  /** Extends the lease of a row its owner still holds. */
-  renew(batchId: string, rowKey: string, owner: string, leaseMs: number, now: number): boolean {
-    const found = this.#rows.get(rowId(batchId, rowKey));
-    if (!found || found.owner !== owner) return false;
-    found.leaseUntil = now + leaseMs;
-    return true;
-  }
-
   /** The record of a row, without its lease. */
   get(batchId: string, rowKey: string): BulkJournalRecord | undefined {
     const found = this.#rows.get(rowId(batchId, rowKey));
@@ -240,9 +232,6 @@ export function memoryJournal(): BulkJournal {
     },
     async read(batchId, rowKeys) {
       return rowKeys.map((key) => state.get(batchId, key));
-    },
-    async renew(batchId, rowKey, owner, leaseMs, now) {
-      return state.renew(batchId, rowKey, owner, leaseMs, now);
     },
     async settle(batchId, rowKey, _owner, outcome) {
       state.settle(batchId, rowKey, outcome);

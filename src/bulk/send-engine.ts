@@ -34,8 +34,6 @@ const MAX_READY = 256;
  * 409 is not one of them: the key is taken by another payout.
  */
 const REFUSED_BEFORE_CREATION = [400, 401, 403, 422];
-/** Journal records read per call when a batch keyed by position is compared with its journal. */
-const READ_CHUNK = 1000;
 
 /**
  * The state of one run and the steps that move it. `pump` feeds rows in as the concurrency, the
@@ -130,14 +128,11 @@ export class BatchRun<R extends PayoutCreateParams> {
    */
   async #checkPositions(hashes: string[] | undefined): Promise<void> {
     if (!hashes) return;
-    const changed: number[] = [];
-    for (let at = 0; at < hashes.length; at += READ_CHUNK) {
-      const keys = hashes.slice(at, at + READ_CHUNK).map((_, i) => String(at + i));
-      const records = await this.#journal.read(this.#batchId, keys);
-      records.forEach((record, i) => {
-        if (record?.rowHash !== undefined && record.rowHash !== hashes[at + i]) changed.push(at + i);
-      });
-    }
+    const records = await this.#journal.read(
+      this.#batchId,
+      hashes.map((_, i) => String(i)),
+    );
+    const changed = hashes.flatMap((hash, i) => ((records[i]?.rowHash ?? hash) !== hash ? [i] : []));
     if (changed.length > 0) throw new BulkRowsChangedError(changed);
   }
 

@@ -46,7 +46,9 @@ describe('a batch keyed by position (no key option)', () => {
       const error = await caught(client.payouts.createMany(shifted, { batchId: 'pos', journal: journal() }).summary());
       expect(error).toBeInstanceOf(BulkRowsChangedError);
       expect((error as BulkRowsChangedError).rows).toEqual([0, 1, 2, 3]);
-      expect((error as Error).message).toMatch(/keyed by their position.*Nothing was sent.*`key` option/);
+      expect((error as Error).message).toMatch(
+        /differ from the rows journaled there. Rows without a key are known by position and must not change between runs. Nothing was sent./,
+      );
       expect(posts(mock).length).toBe(sent);
 
       // One row edited in place is refused too.
