@@ -73,7 +73,7 @@ export function registerPayouts(program: Command): void {
   payouts
     .command('bulk')
     .description('create many payouts from a CSV (payouts.createMany): checked first, resumable')
-    .argument('<file.csv>', `columns: ${REQUIRED.join(', ')}; optional: key, type (default mobile_money)`)
+    .argument('<file.csv>', `columns: key, ${REQUIRED.join(', ')}; optional: type (default mobile_money)`)
     .requiredOption('--batch-id <id>', "names the batch: every row's Idempotency-Key derives from it and the row key")
     .option('--journal <file>', 'journal file (default: <file.csv>.<batch-id>.journal, next to the CSV)')
     .option('--concurrency <n>', 'sends in flight at most', integerOption('--concurrency', 1, 256), 4)
