@@ -9,17 +9,7 @@
  * @packageDocumentation
  */
 
-export {
-  type BulkCounts,
-  type BulkInvalidRow,
-  type BulkProgress,
-  type BulkResult,
-  type BulkRows,
-  type BulkStatus,
-  type BulkSummary,
-  type CreateManyOptions,
-  PayoutBatch,
-} from './bulk/batch.js';
+export { PayoutBatch } from './bulk/batch.js';
 export { fileJournal } from './bulk/file-journal.js';
 export {
   type BulkClaim,
@@ -33,6 +23,17 @@ export {
 } from './bulk/journal.js';
 export { BULK_KEY_PREFIX, bulkIdempotencyKey } from './bulk/keys.js';
 export { type IORedisCommandClient, type NodeRedisCommandClient, type RedisJournalOptions, redisJournal } from './bulk/redis-journal.js';
+export { BulkRowsChangedError } from './bulk/rows-changed-error.js';
+export type {
+  BulkCounts,
+  BulkInvalidRow,
+  BulkProgress,
+  BulkResult,
+  BulkRows,
+  BulkStatus,
+  BulkSummary,
+  CreateManyOptions,
+} from './bulk/types.js';
 export type { ClientVerifyWebhookInput, RetryBackoff, Webhooks } from './client.js';
 export { type ClientMode, type ClientOptions, PaymentsClient, type RequestOptions } from './client.js';
 export { APIPromise, type WithResponse } from './core/api-promise.js';

@@ -5,9 +5,9 @@
  * adaptive concurrency (send-engine.ts). Results come out one per row, in completion order.
  */
 import type { PayoutCreateParams } from '../schemas/payout.js';
-import type { BulkResult, BulkRows, BulkSender, BulkSummary, CreateManyOptions } from './batch.js';
 import { prepareRows } from './rows.js';
 import { BatchRun } from './send-engine.js';
+import type { BulkResult, BulkRows, BulkSender, BulkSummary, CreateManyOptions } from './types.js';
 
 /** Runs a batch once: yields each result, then settles `outcome` with the summary or the error. */
 export async function* runBatch<R extends PayoutCreateParams>(

@@ -6,8 +6,8 @@ import { InvalidParamsError, type PaymentsError, type ValidationIssue } from '..
 import { safeString } from '../internal/safe-string.js';
 import { toIssues } from '../internal/validation.js';
 import { PayoutCreateParamsSchema } from '../schemas/payout.js';
-import type { BulkInvalidRow, BulkRows, CreateManyOptions } from './batch.js';
 import { rowHash } from './keys.js';
+import type { BulkInvalidRow, BulkRows, CreateManyOptions } from './types.js';
 
 /** Issues written into the message of the batch's InvalidParamsError; all are in `issues` and `rows`. */
 const MESSAGE_ISSUES = 50;

@@ -9,20 +9,13 @@ import { HOUR_MS } from '../internal/durations.js';
 import { parseRetryAfter } from '../internal/retry-after.js';
 import { backoffDelay, isRetryable, MAX_RETRY_AFTER_MS } from '../internal/transport.js';
 import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
-import {
-  type BulkProgress,
-  type BulkResult,
-  BulkRowsChangedError,
-  type BulkSender,
-  type BulkStatus,
-  type BulkSummary,
-  type CreateManyOptions,
-} from './batch.js';
 import { ChangeSignal } from './change-signal.js';
 import { AdaptiveConcurrency } from './concurrency.js';
 import { type BulkErrorInfo, type BulkJournal, type BulkOutcomeStatus, memoryJournal } from './journal.js';
 import { bulkIdempotencyKey } from './keys.js';
 import type { BatchItem, PreparedRows } from './rows.js';
+import { BulkRowsChangedError } from './rows-changed-error.js';
+import type { BulkProgress, BulkResult, BulkSender, BulkStatus, BulkSummary, CreateManyOptions } from './types.js';
 
 /** Throttles (429, 503) of one row waited out before it gives up. */
 const MAX_THROTTLES = 20;

@@ -1,4 +1,5 @@
-import { type BulkRows, type CreateManyOptions, PayoutBatch } from '../bulk/batch.js';
+import { PayoutBatch } from '../bulk/batch.js';
+import type { BulkRows, CreateManyOptions } from '../bulk/types.js';
 import type { APIPromise } from '../core/api-promise.js';
 import type { PagePromise } from '../core/pagination.js';
 import type { RequestOptions } from '../core/request-options.js';

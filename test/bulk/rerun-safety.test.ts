@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BulkJournal, type BulkResult, bulkIdempotencyKey, fileJournal, memoryJournal, PaymentsClient } from 'payments-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BulkRowsChangedError } from '../../src/bulk/batch.js';
+import { BulkRowsChangedError } from '../../src/bulk/rows-changed-error.js';
 import { allPayouts, countByRow, liveClient, payoutMock, row, rows } from '../helpers/bulk.js';
 import { caught } from '../helpers/caught.js';
 
