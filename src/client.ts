@@ -13,7 +13,7 @@ import { MAX_TIMER_MS } from './internal/durations.js';
 import { createTransport, DEFAULT_MAX_RESPONSE_BYTES, type RetryBackoff, type Send } from './internal/http.js';
 import { isRecord } from './internal/is-record.js';
 import { type Logger, type LogLevel, levelledLogger } from './internal/logger.js';
-import { isBrowser, readEnv, runtimeName } from './internal/runtime.js';
+import { isBrowser, missingSettingMessage, readEnv, runtimeName } from './internal/runtime.js';
 import { checkData, checkParams, checkResponse, filterIssues, idempotencyKeyIssues, pathSegment } from './internal/validation.js';
 import { CheckoutSessions } from './resources/checkout-sessions.js';
 import { PaymentLinks } from './resources/payment-links.js';
@@ -126,7 +126,7 @@ export class PaymentsClient {
     }
     const apiKey = options.apiKey ?? readEnv('PAYMENTS_API_KEY');
     if (typeof apiKey !== 'string' || apiKey.trim() === '') {
-      throw new PaymentsError('No API key: pass { apiKey } to new PaymentsClient() or set the PAYMENTS_API_KEY environment variable.');
+      throw new PaymentsError(missingSettingMessage('No API key', 'apiKey', 'PAYMENTS_API_KEY', 'new PaymentsClient()'));
     }
     if (apiKey !== apiKey.trim()) {
       throw new PaymentsError(
