@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bundle, root } from './bundle.js';
+import { bundle, root } from '../helpers/bundle.js';
 
 const deno = join(root, 'node_modules', '.bin', 'deno');
 const dir = mkdtempSync(join(tmpdir(), 'payments-sdk-deno-'));

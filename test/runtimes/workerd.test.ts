@@ -5,7 +5,7 @@
  */
 import { Miniflare } from 'miniflare';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { bundle } from './bundle.js';
+import { bundle } from '../helpers/bundle.js';
 
 let script: string;
 const running: Miniflare[] = [];
