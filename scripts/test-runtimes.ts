@@ -1,9 +1,11 @@
 /**
- * Runs scripts/runtime-smoke/smoke.ts on the BUILT package under every runtime API.md "Package"
- * promises (issue 6 "Runtimes"): Node 22, Node 24 and the pinned toolchain Node 26 (each in ESM and
+ * Runs scripts/runtime-smoke/smoke.ts on the BUILT package under every runtime the package
+ * supports: Node 22, Node 24 and the pinned toolchain Node 26 (each in ESM and
  * `require`), Bun, Deno, Vercel's EdgeVM (the `edge-runtime` package), and Cloudflare's workerd
  * (through `miniflare`), without and with `nodejs_compat`. Each row also says which HMAC path the
- * webhook code took there (node:crypto or Web Crypto), checked against a Web Crypto HMAC. Prints runtime → version → pass/fail/skipped; exits 1 if any fails.
+ * webhook code took there (node:crypto or Web Crypto), checked against a Web Crypto HMAC. Then the
+ * examples of docs/runtimes.md under their runtimes (scripts/runtime-examples.ts), and what each
+ * route costs in a Worker bundle. Prints runtime → version → pass/fail/skipped; exits 1 if any fails.
  *
  *   npm run test:runtimes      (builds with tsup first, then runs this file on the pinned toolchain Node)
  *
@@ -27,13 +29,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as esbuild from 'esbuild';
 import { installPacked, root } from './install-packed.ts';
+import { measureRoutes, runExamples } from './runtime-examples.ts';
 
 const RUN_TIMEOUT_MS = 60_000;
 const WEBHOOK_SECRET = `whsec_smoke_${randomBytes(12).toString('hex')}`;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
 // ---------------------------------------------------------------------------------------------
-// The loopback service (service-api.md §4.4 and §5)
+// The loopback service (checkout-session creation, as docs/requests.md describes it)
 // ---------------------------------------------------------------------------------------------
 
 interface Seen {
@@ -57,7 +60,7 @@ async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> 
   const apiKey = auth.startsWith('Bearer ') ? auth.slice('Bearer '.length) : '';
   const seen = seenByKey.get(apiKey);
   if (!seen) {
-    // An unknown key: the service answers 401 (service-api.md §5.1); the run that sent it fails.
+    // An unknown key: the service answers 401; the run that sent it fails.
     sendJson(res, 401, { message: 'Unauthenticated.' });
     return;
   }
@@ -370,6 +373,7 @@ function passDetail(checks: string[], seen: Seen): string {
 }
 
 const outcomes: Outcome[] = [];
+let routeSizes: Awaited<ReturnType<typeof measureRoutes>> = [];
 try {
   prepareConsumer();
   for (const run of processRuns) outcomes.push(await runProcess(run));
@@ -377,6 +381,8 @@ try {
   outcomes.push(await runWorkerd());
   // Cloudflare's Node.js compatibility, a common setting: the webhook code then takes node:crypto.
   outcomes.push(await runWorkerd(['nodejs_compat']));
+  outcomes.push(...(await runExamples(consumer)));
+  routeSizes = await measureRoutes(consumer);
 } catch (error) {
   outcomes.push({ runtime: 'setup', version: '—', ok: false, detail: String(error) });
 } finally {
@@ -393,6 +399,15 @@ console.log(`Runtime smoke of the packed package against ${baseUrl}:\n`);
 console.log(line(header));
 console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
 for (const row of rows) console.log(line(row));
+
+if (routeSizes.length > 0) {
+  console.log('\nWhat each route costs in a Worker bundle (esbuild, workerd conditions, minified; gzip as wrangler reports it):\n');
+  for (const { route, minified, gzip } of routeSizes) {
+    console.log(
+      `  ${route.padEnd(48)} ${(minified / 1000).toFixed(1).padStart(6)} KB minified  ${(gzip / 1000).toFixed(1).padStart(5)} KB gzip`,
+    );
+  }
+}
 
 if (outcomes.some((o) => !o.ok)) {
   console.error('\nruntime smoke failed');

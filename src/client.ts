@@ -18,7 +18,7 @@ import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from './inte
 import { MAX_TIMER_MS } from './internal/durations.js';
 import { isRecord } from './internal/is-record.js';
 import { type Logger, type LogLevel, levelledLogger } from './internal/logger.js';
-import { isBrowser, readEnv, runtimeName } from './internal/runtime.js';
+import { isBrowser, missingSettingMessage, readEnv, runtimeName } from './internal/runtime.js';
 import { safeString } from './internal/safe-string.js';
 import {
   type CallRequest,
@@ -163,7 +163,7 @@ export class PaymentsClient {
     }
     const apiKey = options.apiKey ?? readEnv('PAYMENTS_API_KEY');
     if (typeof apiKey !== 'string' || apiKey.trim() === '') {
-      throw new PaymentsError('No API key: pass { apiKey } to new PaymentsClient() or set the PAYMENTS_API_KEY environment variable.');
+      throw new PaymentsError(missingSettingMessage('No API key', 'apiKey', 'PAYMENTS_API_KEY', 'new PaymentsClient()'));
     }
     if (apiKey !== apiKey.trim()) {
       throw new PaymentsError(

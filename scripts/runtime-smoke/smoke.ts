@@ -1,5 +1,5 @@
 /**
- * The one runtime smoke (issue 6 "Runtimes"), written as a merchant would: it imports the package by
+ * The one runtime smoke, written as a merchant would: it imports the package by
  * name. scripts/test-runtimes.ts copies this file into a throwaway consumer directory whose
  * node_modules holds the packed tarball (`npm pack`), so these imports read the BUILT files that npm
  * would publish, never src/. It runs unchanged on Node 22, 24 and 26, Bun, Deno, and (bundled by esbuild
@@ -66,7 +66,7 @@ async function webCryptoHmacHex(body: string, secret: string): Promise<string> {
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
-/** A payment as the service sends it in a `payment.succeeded` event (service-api.md §2.1, §6.2). */
+/** A payment as the service sends it in a `payment.succeeded` event. */
 const payment = {
   uuid: '9b2f8a1e-3c4d-4e5f-8a9b-0c1d2e3f4a5b',
   checkout_session: '01JD3Z8Q4X5Y6Z7A8B9C0D1E2F',
@@ -94,7 +94,7 @@ export async function runSmoke(
   const checks: string[] = [];
   check(typeof sdk.VERSION === 'string' && sdk.VERSION.length > 0, `VERSION ${sdk.VERSION}`, checks);
 
-  // 1. A checkout session against the host's loopback server (service-api.md §4.4).
+  // 1. A checkout session against the host's loopback server.
   const client = new sdk.PaymentsClient({
     apiKey: config.apiKey,
     baseUrl: config.baseUrl,
@@ -154,7 +154,7 @@ export async function runSmoke(
     checks,
   );
 
-  // 3. A webhook signed as the service signs it, verified from the raw body (API.md "Webhooks").
+  // 3. A webhook signed as the service signs it, verified from the raw body.
   const body = JSON.stringify({ id: 'evt_smoke_1', type: 'payment.succeeded', data: payment });
   const signature = await webhooks.signWebhookPayload(body, config.webhookSecret);
   check(/^[0-9a-f]{64}$/.test(signature), 'signWebhookPayload → 64 lowercase hex', checks);

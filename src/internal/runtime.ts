@@ -11,7 +11,7 @@ export function runtimeName(): string {
   if (typeof globals.Bun !== 'undefined') return `bun/${globals.Bun.version}`;
   if (typeof globals.Deno !== 'undefined') return `deno/${globals.Deno.version?.deno ?? 'unknown'}`;
   if (typeof globals.EdgeRuntime === 'string') return 'vercel-edge';
-  if (globals.navigator?.userAgent === 'Cloudflare-Workers') return 'cloudflare-workers';
+  if (isCloudflareWorkers()) return 'cloudflare-workers';
   if (typeof globals.process?.versions?.node === 'string') return `node/${globals.process.versions.node}`;
   return 'unknown';
 }
@@ -37,7 +37,56 @@ export function readEnv(name: string): string | undefined {
     const fromDeno = globals.Deno?.env?.get?.(name);
     if (typeof fromDeno === 'string') return fromDeno.trim() === '' ? undefined : fromDeno;
   } catch {
-    // Deno without --allow-env throws: treat it as unset.
+    // Deno without --allow-env throws: treat it as unset (envReadDenied tells the two apart).
   }
   return undefined;
+}
+
+/**
+ * `true` when Deno refused to read `name` (run without `--allow-env`, or with an `--allow-env` list
+ * that leaves it out, and no prompt): the variable may well be set, so "not set" would mislead.
+ */
+export function envReadDenied(name: string): boolean {
+  const deno = globals.Deno;
+  if (typeof deno?.env?.get !== 'function') return false;
+  try {
+    deno.env.get(name);
+    return false;
+  } catch (error) {
+    const errors = deno.errors ?? {};
+    // NotCapable since Deno 2; PermissionDenied before it.
+    return [errors.NotCapable, errors.PermissionDenied].some((kind) => typeof kind === 'function' && error instanceof kind);
+  }
+}
+
+/** `true` on Cloudflare Workers (workerd), whose variables and secrets arrive in the `env` of `fetch`. */
+export function isCloudflareWorkers(): boolean {
+  return globals.navigator?.userAgent === 'Cloudflare-Workers';
+}
+
+/**
+ * The message for a required setting that was neither passed nor found in the environment, with the
+ * fix that applies where the code runs: on Workers the value is a binding in `env` (or in
+ * `process.env` with `nodejs_compat`); on Deno a denied read needs `--allow-env`, not a variable.
+ *
+ * @param what - what is missing, capitalised ("No API key").
+ * @param option - the option that passes it (`apiKey`).
+ * @param variable - the environment variable read by default (`PAYMENTS_API_KEY`).
+ * @param call - where the option goes (`new PaymentsClient()`).
+ */
+export function missingSettingMessage(what: string, option: string, variable: string, call: string): string {
+  if (isCloudflareWorkers()) {
+    return (
+      `${what}: on Cloudflare Workers, variables and secrets arrive in the env of your fetch handler, not in process.env. ` +
+      `Build it there, ${call.replace(/\(\)$/, '')}({ ${option}: env.${variable} }), or enable the nodejs_compat ` +
+      'compatibility flag (compatibility date 2025-04-01 or later), which fills process.env from them.'
+    );
+  }
+  if (envReadDenied(variable)) {
+    return (
+      `${what}: Deno denied reading the ${variable} environment variable. Run with --allow-env=${variable} ` +
+      `(or a wider --allow-env), or pass { ${option} } to ${call}.`
+    );
+  }
+  return `${what}: pass { ${option} } to ${call} or set the ${variable} environment variable.`;
 }

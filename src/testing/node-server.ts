@@ -39,12 +39,21 @@ export async function startServer(answer: (request: Request) => Promise<Response
       res.end(JSON.stringify({ message: `Mock service error: ${error instanceof Error ? error.message : String(error)}` }));
     });
   });
+  const wanted = options.port ?? 0;
+  await askDenoForNet(host, wanted);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
+    const refused = (error: NodeJS.ErrnoException) =>
+      reject(new MockServiceError(`listen(): cannot listen on ${hostPort(host, wanted)}: ${refusal(error)}`));
+    server.once('error', refused);
+    try {
+      server.listen(wanted, host, () => {
+        server.off('error', refused);
+        resolve();
+      });
+    } catch (error) {
+      // A port out of range, say: thrown at once rather than emitted.
+      refused(error as NodeJS.ErrnoException);
+    }
   });
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : 0;
@@ -58,6 +67,37 @@ export async function startServer(answer: (request: Request) => Promise<Response
         server.closeAllConnections();
       }),
   };
+}
+
+/** `host:port`, with an IPv6 address in brackets. */
+function hostPort(host: string, port: number): string {
+  return `${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Why the system refused the socket, in words. */
+function refusal(error: NodeJS.ErrnoException): string {
+  if (error.code === 'EADDRINUSE') return 'the port is already in use (pass port: 0 for a free one).';
+  if (error.code === 'EADDRNOTAVAIL') return 'this machine has no such address.';
+  if (error.code === 'EACCES') return 'permission denied (ports below 1024 need privileges).';
+  return error.message;
+}
+
+/**
+ * Deno checks its `--allow-net` permission inside `listen`, after the call returned, and throws
+ * where no `try`/`catch` reaches. Asked first, the answer turns into a rejected promise instead (in
+ * a terminal without `--no-prompt`, Deno prompts, as `listen` would).
+ */
+async function askDenoForNet(host: string, port: number): Promise<void> {
+  // biome-ignore lint/suspicious/noExplicitAny: the Deno global has no types in this project.
+  const deno = (globalThis as any).Deno;
+  if (typeof deno?.permissions?.request !== 'function') return;
+  const status = await deno.permissions.request({ name: 'net', host: hostPort(host, port) });
+  if (status?.state !== 'granted') {
+    throw new MockServiceError(
+      `listen(): Deno denied network access to ${hostPort(host, port)}. Run with --allow-net=${host.includes(':') ? `[${host}]` : host} ` +
+        '(or a wider --allow-net), or give the client mock.fetch instead of a server.',
+    );
+  }
 }
 
 async function serve(

@@ -10,15 +10,27 @@ import { PaymentsError } from '../core/errors.js';
 import { DAY_MS } from '../internal/durations.js';
 
 /**
- * Where the handlers remember which event ids were handled. The default is
- * {@link memoryDedupeStore} (one process); {@link redisDedupeStore} serves several instances.
+ * Where the handlers remember which event ids were handled. The default is a
+ * {@link memoryDedupeStore} shared by the handlers of one process or isolate; {@link redisDedupeStore}
+ * and `d1DedupeStore` (Cloudflare D1) serve several instances and survive a restart.
  * Any shared store works: implement `claim` and `release` (and, better, `complete` and `isComplete`).
+ *
+ * **How atomic `claim` must be.** Two deliveries of one id may arrive at the same moment on two
+ * instances. `claim` must be a single compare-and-set in the store: "record `id` unless it is already
+ * there" and "was it already there?" decided in one indivisible step, so that exactly one of any
+ * number of simultaneous claims wins, on every instance that shares the store. Redis `SET NX`, an SQL
+ * `INSERT … ON CONFLICT DO NOTHING` (its count of changed rows says who won) and a unique constraint
+ * give it. A read followed by a write does not: both instances read "absent", both write, both run
+ * `onEvent`. That is why Cloudflare Workers KV cannot back a store: it has no conditional write, and
+ * it is eventually consistent (a write can take a minute or more to be seen at other locations), so
+ * a duplicate arriving meanwhile is not seen. On Workers, use D1 (`d1DedupeStore`) or a Durable Object.
  */
 export interface WebhookDedupeStore {
   /**
-   * Atomically marks `id` as being handled. `true`: this delivery handles it. `false`: it is already
-   * handled or in flight elsewhere, and `onEvent` is not called again. A claim that rejects, or
-   * does not settle within the handler's `dedupeTimeoutMs`, is answered 503 (the service retries).
+   * Atomically marks `id` as being handled (see above). `true`: this delivery handles it. `false`:
+   * it is already handled or in flight elsewhere, and `onEvent` is not called again. A claim that
+   * rejects, or does not settle within the handler's `dedupeTimeoutMs`, is answered 503 (the
+   * service retries).
    */
   claim(id: string): Promise<boolean>;
   /** Forgets a claim after `onEvent` threw, so the service's next attempt is processed. */
@@ -41,7 +53,7 @@ export interface WebhookDedupeStore {
  * In-flight lease: three times the 10 s the service waits for an answer, and shorter than the one
  * minute between its attempts, so a retry after a crash always finds it gone.
  */
-const LEASE_MS = 30_000;
+export const LEASE_MS = 30_000;
 
 /** Options of {@link memoryDedupeStore}. */
 export interface MemoryDedupeStoreOptions {
@@ -127,6 +139,31 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Webho
       return live(handled, id, Date.now());
     },
   };
+}
+
+/** At most this many endpoints (distinct secrets) keep a shared default store; the least recently used goes first. */
+const MAX_SHARED_STORES = 64;
+const sharedStores = new Map<string, WebhookDedupeStore>();
+
+/**
+ * The default store of the handlers: one {@link memoryDedupeStore} per endpoint, shared by every
+ * handler built in this process or isolate for it. A Worker builds its handler inside `fetch` (its
+ * `env` exists only there), so a store per handler would be a store per request, and every
+ * duplicate would run `onEvent` again. The endpoint is told by its secrets (each endpoint has its
+ * own), so that two endpoints served by one process never see each other's ids.
+ */
+export function sharedMemoryDedupeStore(secrets: readonly string[]): WebhookDedupeStore {
+  // The key lives only in this module's map, which nothing outside it can reach or print.
+  const key = [...new Set(secrets)].sort().join('\n');
+  let store = sharedStores.get(key);
+  if (store) {
+    sharedStores.delete(key);
+  } else {
+    store = memoryDedupeStore();
+    if (sharedStores.size >= MAX_SHARED_STORES) sharedStores.delete(sharedStores.keys().next().value as string);
+  }
+  sharedStores.set(key, store);
+  return store;
 }
 
 /**
@@ -242,7 +279,7 @@ function redisSet(client: unknown): RedisSet {
   );
 }
 
-function positiveInt(value: unknown, fallback: number, name: string): number {
+export function positiveInt(value: unknown, fallback: number, name: string): number {
   if (value === undefined) return fallback;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
     throw new PaymentsError(`${name} must be a positive integer, got ${typeof value === 'number' ? value : typeof value}.`);

@@ -7,8 +7,8 @@
  */
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
 import { readCapped } from '../internal/capped-stream.js';
-import { readEnv } from '../internal/runtime.js';
-import { memoryDedupeStore, type WebhookDedupeStore } from './dedupe.js';
+import { missingSettingMessage, readEnv } from '../internal/runtime.js';
+import { sharedMemoryDedupeStore, type WebhookDedupeStore } from './dedupe.js';
 import type {
   PaymentEventType,
   PaymentWebhookEvent,
@@ -46,8 +46,9 @@ export interface WebhookErrorInfo {
 export interface WebhookHandlerOptions {
   /**
    * The endpoint's signing secret (`whsec_…`), or several (endpoints sharing this route, rotation).
-   * Default: env `PAYMENTS_WEBHOOK_SECRET`, read at each request (so a build without it does not
-   * fail). A missing secret answers 500, so the service retries once it is set.
+   * Default: env `PAYMENTS_WEBHOOK_SECRET`, read when the handler is built. Without either, building
+   * the handler throws a `PaymentsError` that says so (on Workers, pass `env.PAYMENTS_WEBHOOK_SECRET`
+   * and build the handler inside `fetch`).
    */
   secret?: string | readonly string[];
   /**
@@ -60,8 +61,11 @@ export interface WebhookHandlerOptions {
   /** Handlers by event type, each with its event typed; `onEvent` receives the others. */
   on?: WebhookEventHandlers;
   /**
-   * Where handled ids are remembered. Default: a {@link memoryDedupeStore} of this handler (one
-   * process). Several instances: a {@link redisDedupeStore}. `false` turns deduplication off.
+   * Where handled ids are remembered. Default: a {@link memoryDedupeStore} shared by every handler of
+   * this process or isolate with the same secret(s), so a handler built per request (a Worker builds
+   * it inside `fetch`) still deduplicates, and two endpoints never mix. It is lost on a restart and
+   * not shared between instances: for those, a {@link redisDedupeStore} or, on Cloudflare Workers,
+   * `d1DedupeStore(env.DB)`. `false` turns deduplication off.
    */
   dedupe?: WebhookDedupeStore | false;
   /**
@@ -129,10 +133,19 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
       `${where}: give onEvent, or handlers by type in on, or both: an endpoint that handles nothing would acknowledge every event.`,
     );
   }
-  // A secret given explicitly is checked now (a typo fails at startup); the environment variable
-  // is read per request, so that a build step without it does not throw.
-  if (options.secret !== undefined) checkSecrets(options.secret, where);
-  const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? memoryDedupeStore());
+  // The secret, given or from the environment, is checked now: a handler without one would answer
+  // every delivery 500, and a Worker, which builds its handler inside fetch, fails on the request
+  // that built it, with the reason.
+  // `next build` evaluates route modules, often without the runtime's secrets: there (and only
+  // there) the check waits for the first delivery, which the built server evaluates anew anyway.
+  const secret = options.secret ?? readEnv('PAYMENTS_WEBHOOK_SECRET');
+  if (secret === undefined && readEnv('NEXT_PHASE') !== 'phase-production-build') {
+    throw new PaymentsError(missingSettingMessage(`${where}: no webhook secret`, 'secret', 'PAYMENTS_WEBHOOK_SECRET', `${where}()`));
+  }
+  const secrets = secret === undefined ? [] : checkSecrets(secret, where);
+  // One default store per endpoint for the whole process or isolate: a handler built per request
+  // still deduplicates.
+  const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? sharedMemoryDedupeStore(secrets));
   if (dedupe && (typeof dedupe.claim !== 'function' || typeof dedupe.release !== 'function')) {
     throw new PaymentsError(`${where}: dedupe must be a WebhookDedupeStore ({ claim, release }) or false.`);
   }

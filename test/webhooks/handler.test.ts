@@ -22,10 +22,13 @@ function delivery(body = eventBody(), opts: { secret?: string; headers?: Record<
   });
 }
 
-/** A handler whose errors are collected rather than logged. */
+/**
+ * A handler whose errors are collected rather than logged, with a store of its own: the default
+ * store is shared by every handler of the process with the same secret (test/webhooks/default-store.test.ts).
+ */
 function handler(options: WebhookHandlerOptions) {
   const errors: { error: unknown; info: WebhookErrorInfo }[] = [];
-  const handle = webhookHandler({ onError: (error, info) => errors.push({ error, info }), ...options });
+  const handle = webhookHandler({ onError: (error, info) => errors.push({ error, info }), dedupe: memoryDedupeStore(), ...options });
   return { handle, errors };
 }
 
@@ -230,16 +233,16 @@ describe('webhookHandler', () => {
     expect(onEvent.mock.calls.map(([event]) => (event as WebhookEvent).type)).toEqual(types);
   });
 
-  it('reads the secret from PAYMENTS_WEBHOOK_SECRET at request time; without one it answers 500', async () => {
+  it('reads the secret from PAYMENTS_WEBHOOK_SECRET when built; without one, building it throws', async () => {
     vi.stubEnv('PAYMENTS_WEBHOOK_SECRET', '');
     const onEvent = vi.fn();
-    // Constructing without a secret does not throw: a build step may import the route without env.
-    const { handle, errors } = handler({ onEvent });
-    const missing = await handle(delivery());
-    expect(missing.status).toBe(500);
-    expect(errors[0]?.error).toBeInstanceOf(PaymentsError);
-    expect((errors[0]!.error as Error).message).toMatch(/secret/);
+    // At construction, not at the first delivery (which would answer 500 to every attempt).
+    expect(() => handler({ onEvent })).toThrow(PaymentsError);
+    expect(() => handler({ onEvent })).toThrow(
+      /webhookHandler: no webhook secret: pass \{ secret \} to webhookHandler\(\) or set the PAYMENTS_WEBHOOK_SECRET/,
+    );
     vi.stubEnv('PAYMENTS_WEBHOOK_SECRET', SECRET);
+    const { handle } = handler({ onEvent });
     expect((await handle(delivery())).status).toBe(200);
     expect(onEvent).toHaveBeenCalledOnce();
   });
@@ -342,7 +345,7 @@ describe('webhookHandler', () => {
   it('logs to the console by default: error for 500, warn for 400', async () => {
     const error = vi.spyOn(console, 'error').mockImplementation(() => {});
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const handle = webhookHandler({ secret: SECRET, onEvent: () => Promise.reject(new Error('boom')) });
+    const handle = webhookHandler({ secret: SECRET, onEvent: () => Promise.reject(new Error('boom')), dedupe: memoryDedupeStore() });
     await handle(delivery());
     await handle(delivery(eventBody(), { secret: OTHER_SECRET }));
     expect(error).toHaveBeenCalledWith(
@@ -386,7 +389,7 @@ describe('webhookHandler', () => {
 describe('webhookHandler in a real Hono app', () => {
   it('handles c.req.raw, and explains when a validator read the body first', async () => {
     const onEvent = vi.fn();
-    const handle = webhookHandler({ secret: SECRET, onEvent, onError: () => {} });
+    const handle = webhookHandler({ secret: SECRET, onEvent, onError: () => {}, dedupe: memoryDedupeStore() });
     const app = new Hono();
     app.post('/webhooks', (c) => handle(c.req.raw));
     app.post('/parsed-first', async (c) => {
