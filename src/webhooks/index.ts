@@ -8,6 +8,7 @@
  * @packageDocumentation
  */
 export { WebhookVerificationError, type WebhookVerificationReason } from '../core/errors.js';
+export { readField } from '../schemas/read-field.js';
 export {
   DedupeStoreFullError,
   type IORedisLikeClient,

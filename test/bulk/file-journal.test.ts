@@ -2,8 +2,9 @@
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BulkClaimRequest, fileJournal, PaymentsClient, PaymentsError } from 'payments-sdk';
+import { fileJournal, PaymentsClient, PaymentsError } from 'payments-sdk';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { BulkClaimRequest } from '../../src/bulk/journal.js';
 import { payoutMock, rows } from '../helpers/bulk.js';
 import { caught } from '../helpers/caught.js';
 
