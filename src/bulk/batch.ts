@@ -1,6 +1,6 @@
 /**
  * `payouts.createMany`: its types, and the batch object it returns, which checks the options at
- * once and starts the runner (runner.ts) when it is first iterated.
+ * once and starts sending when it is first iterated.
  */
 import { InvalidParamsError, PaymentsError, type ValidationIssue } from '../core/errors.js';
 import { DAY_MS } from '../internal/durations.js';

@@ -1,10 +1,4 @@
 /**
- * The one typed way to read a field of a record by its name, including a field this version of the
- * SDK does not know yet.
- * @module
- */
-
-/**
  * Reads the field `name` of a record the SDK returned (a payment, a checkout session, a page, an
  * event...). The service may add fields at any time, and the SDK keeps them on the object, but the
  * record's type lists only the fields the SDK knows, so that a misspelt name does not compile:
