@@ -109,7 +109,9 @@ describe('Payout', () => {
     server.use(http.get(`${API_URL}/payouts/:id`, () => HttpResponse.json({ data: { id: true } })));
     const error = await caught(() => makeClient().payouts.retrieve(7));
     expect(error).toBeInstanceOf(ResponseValidationError);
-    expect((error as ResponseValidationError).issues).toEqual([{ path: ['data', 'id'], message: 'must be a string or a safe integer, got a boolean' }]);
+    expect((error as ResponseValidationError).issues).toEqual([
+      { path: ['data', 'id'], message: 'must be a string or a safe integer, got a boolean' },
+    ]);
   });
 });
 
