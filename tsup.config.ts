@@ -1,6 +1,6 @@
 import { defineConfig, type Options } from 'tsup';
 
-// One build for the four public entries (API.md "Package"): ESM + CommonJS + .d.ts/.d.cts each,
+// One build for the four public entries: ESM + CommonJS + .d.ts/.d.cts each,
 // matching package.json `exports` (checked by `npm run check:package`: publint + attw on the tarball).
 // `payments-sdk/webhooks` must not pull in the HTTP client, so chunks are split per entry and nothing
 // under src/webhooks imports src/client.ts (checked by `npm run size` on the built files).
@@ -26,16 +26,11 @@ const library: Options = {
   platform: 'neutral',
   treeshake: true,
   splitting: true,
-  // ky and the optional msw peer stay imports, and so do Node builtins (platform 'neutral' does not
-  // know them; only src/testing may import them).
+  // Dependencies (ky, zod) stay imports, resolved from the merchant's node_modules: one copy of zod
+  // in a program that uses zod itself, and a zod fix reaches merchants without a rebuild of the SDK.
+  // tsup leaves `dependencies` external; msw (an optional peer) and Node builtins (platform
+  // 'neutral' does not know them; only src/testing may import them) are named here.
   external: ['msw', /^node:/],
-  // zod is built in: only the parts of zod/mini the SDK uses, in the SDK's own chunks. Imported as a
-  // package, every zod entry loads its whole module graph (the core, every locale, JSON Schema), some
-  // ninety files: about half of what `import 'payments-sdk'` would cost a process at start-up.
-  // zod 4 expects several copies in one program: `instanceof` goes by traits, and its configuration
-  // and registry live on globalThis, so the schemas of `payments-sdk/schemas` compose with the
-  // merchant's own zod. zod stays a dependency: the published types import `zod/mini`.
-  noExternal: [/^zod(\/|$)/],
   // tsup strips `node:` by default (for Node < 14.18). Keep it: Deno, Bun and Workers' nodejs_compat
   // resolve `node:http` reliably, a bare `http` not always.
   removeNodeProtocol: false,
@@ -56,8 +51,7 @@ const cli: Options = {
   splitting: false,
   treeshake: true,
   banner: { js: '#!/usr/bin/env node' },
-  // zod built in, as in the library build above.
-  noExternal: [/^zod(\/|$)/],
+  // Dependencies stay imports, as in the library build above.
   external: ['msw', 'commander', 'cli-progress', /^csv-(parse|stringify)(\/.*)?$/, /^node:/],
   removeNodeProtocol: false,
 };

@@ -9,11 +9,12 @@
  * @packageDocumentation
  */
 
+// What a merchant codes against, and nothing else: the client and its options, the errors, the
+// records and their params, pagination, money helpers, bulk payouts with their journals, and the
+// webhook helpers. The zod schemas are in `payments-sdk/schemas`.
 export { PayoutBatch } from './bulk/batch.js';
 export { fileJournal } from './bulk/file-journal.js';
 export {
-  type BulkClaim,
-  type BulkClaimRequest,
   type BulkErrorInfo,
   type BulkJournal,
   type BulkJournalRecord,
@@ -21,8 +22,8 @@ export {
   type BulkOutcomeStatus,
   memoryJournal,
 } from './bulk/journal.js';
-export { BULK_KEY_PREFIX, bulkIdempotencyKey } from './bulk/keys.js';
-export { type IORedisCommandClient, type NodeRedisCommandClient, type RedisJournalOptions, redisJournal } from './bulk/redis-journal.js';
+export { bulkIdempotencyKey } from './bulk/keys.js';
+export { type RedisJournalOptions, redisJournal } from './bulk/redis-journal.js';
 export { BulkRowsChangedError } from './bulk/rows-changed-error.js';
 export type {
   BulkCounts,
@@ -34,14 +35,12 @@ export type {
   BulkSummary,
   CreateManyOptions,
 } from './bulk/types.js';
-export type { ClientVerifyWebhookInput, RetryBackoff, Webhooks } from './client.js';
+export type { APIRequest, ClientDefaults, ClientVerifyWebhookInput, HttpMethod, RetryBackoff } from './client.js';
 export { type ClientMode, type ClientOptions, PaymentsClient, type RequestOptions } from './client.js';
 export { APIPromise, type WithResponse } from './core/api-promise.js';
-// The error classes and their types; `makeAPIError` and `setName` stay internal.
 export {
   APIConnectionError,
   APIError,
-  type APIErrorInit,
   APITimeoutError,
   APIUserAbortError,
   AuthenticationError,
@@ -57,17 +56,12 @@ export {
   UnprocessableEntityError,
   type ValidationIssue,
   WebhookVerificationError,
-  type WebhookVerificationReason,
 } from './core/errors.js';
 export { Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
 export { type CurrencyCode, isKnownCurrency, type KnownCurrencyCode } from './currencies.js';
 export type { Logger, LogLevel } from './internal/logger.js';
 export { currencyExponent, formatAmount, fromMinorUnits, toMinorUnits } from './money.js';
-export type { CheckoutSessions } from './resources/checkout-sessions.js';
-export type { PaymentLinks } from './resources/payment-links.js';
-export type { Payments, WaitForCompletionOptions } from './resources/payments.js';
-export type { Payouts } from './resources/payouts.js';
-export type { Wallets } from './resources/wallets.js';
+export type { WaitForCompletionOptions } from './resources/payments.js';
 export {
   CHECKOUT_SESSION_STATUSES,
   type CheckoutSession,
@@ -75,12 +69,40 @@ export {
   type CheckoutSessionListParams,
   type CheckoutSessionStatus,
 } from './schemas/checkout-session.js';
-export type { ListEnvelope, PageLinks, PageMeta } from './schemas/list-envelope.js';
-export type { DateFilter, ListParamsBase } from './schemas/list-params.js';
+export type { PageLinks, PageMeta } from './schemas/list-envelope.js';
 export { PAYMENT_STATUSES, type Payment, type PaymentCreateParams, type PaymentListParams, type PaymentStatus } from './schemas/payment.js';
 export type { PaymentLink, PaymentLinkCreateParams, PaymentLinkListParams } from './schemas/payment-link.js';
 export type { Payout, PayoutCreateParams, PayoutDestination, PayoutListParams } from './schemas/payout.js';
-export type { OpenEnum } from './schemas/primitives.js';
+export { readField } from './schemas/read-field.js';
 export type { Wallet } from './schemas/wallet.js';
 export { VERSION } from './version.js';
-export * from './webhooks/index.js';
+export {
+  type D1DedupeStoreOptions,
+  DedupeStoreFullError,
+  d1DedupeStore,
+  expressWebhook,
+  type KnownWebhookEventType,
+  type MemoryDedupeStoreOptions,
+  memoryDedupeStore,
+  type NodeWebhookRequest,
+  type NodeWebhookResponse,
+  type PaymentEventType,
+  type PaymentWebhookEvent,
+  type PayoutEventType,
+  type PayoutWebhookEvent,
+  type RawPayload,
+  type RedisDedupeStoreOptions,
+  redisDedupeStore,
+  signWebhookPayload,
+  type UnknownWebhookEvent,
+  type VerifyWebhookInput,
+  verifyWebhook,
+  type WebhookDedupeStore,
+  type WebhookErrorInfo,
+  type WebhookEvent,
+  type WebhookEventHandlers,
+  type WebhookEventOf,
+  type WebhookHandlerOptions,
+  type WebhookHeaders,
+  webhookHandler,
+} from './webhooks/index.js';

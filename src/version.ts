@@ -1,5 +1,3 @@
-/**
- * The SDK version, sent in the `User-Agent`. Kept equal to package.json by test/version.test.ts.
- * 0.0.0 until the first release: `changeset version` turns the first changeset (minor) into 0.1.0.
- */
+// Kept equal to package.json by test/version.test.ts; 0.0.0 until the first release.
+/** The version of this SDK, as published on npm; sent in the `User-Agent` of every request. */
 export const VERSION = '0.0.0';

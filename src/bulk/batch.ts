@@ -1,6 +1,6 @@
 /**
- * `payouts.createMany`'s batch object, which checks the options at once and starts the runner
- * (result-stream.ts) when it is first iterated. Its types are in types.ts.
+ * `payouts.createMany`'s batch object: it checks the options at once and starts sending when it is
+ * first iterated. Its types are in types.ts.
  */
 import { InvalidParamsError, PaymentsError } from '../core/errors.js';
 import { DAY_MS } from '../internal/durations.js';

@@ -4,7 +4,7 @@
  */
 import { InvalidParamsError, type PaymentsError, type ValidationIssue } from '../core/errors.js';
 import { safeString } from '../internal/safe-string.js';
-import { toIssues } from '../internal/validation.js';
+import { toIssues } from '../internal/zod-issues.js';
 import { PayoutCreateParamsSchema } from '../schemas/payout.js';
 import { rowHash } from './keys.js';
 import type { BulkInvalidRow, BulkRows, CreateManyOptions } from './types.js';

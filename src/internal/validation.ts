@@ -1,16 +1,13 @@
 /**
- * The one bridge between zod (`zod/mini`, for bundle size) and the SDK's errors. zod/mini ships no
- * English messages, so issues are worded here from their codes, with the input at hand to tell
- * "missing" from "wrong type".
+ * Checks before sending and after receiving: params and answers against their zod schemas (each
+ * failure one SDK error naming every bad field), and the identifiers, idempotency keys and list
+ * filters that travel outside a body.
  */
 import type * as z from 'zod/mini';
 import { InvalidParamsError, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
 import { isSendableDate } from '../schemas/list-params.js';
-import { parseResponse } from '../schemas/response-objects.js';
-import { withArticle } from './article.js';
 import { isRecord } from './is-record.js';
-
-type RawIssue = z.core.$ZodIssue;
+import { toIssues, typeName } from './zod-issues.js';
 
 /** Validates params before anything is sent; throws one {@link InvalidParamsError} naming every bad field. */
 export function checkParams<T>(schema: z.ZodMiniType<T>, params: unknown, label: string, more: ValidationIssue[] = []): T {
@@ -25,7 +22,7 @@ export function checkParams<T>(schema: z.ZodMiniType<T>, params: unknown, label:
 
 /** Validates a 2xx body; throws {@link ResponseValidationError} with the issues and the raw body. */
 export function checkResponse<T>(schema: z.ZodMiniType<T>, body: unknown, label = 'response'): T {
-  const result = parseResponse(schema, body);
+  const result = schema.safeParse(body);
   if (result.success) return result.data;
   throw new ResponseValidationError(toIssues(result.error.issues, body), body, label);
 }
@@ -39,90 +36,10 @@ export function checkData<T>(schema: z.ZodMiniType<T>, body: unknown, label = 'r
   if (!isRecord(body) || !('data' in body)) {
     throw new ResponseValidationError([{ path: ['data'], message: 'is required: expected an object with a "data" member' }], body, label);
   }
-  const result = parseResponse(schema, body.data);
+  const result = schema.safeParse(body.data);
   if (result.success) return result.data;
   const issues = toIssues(result.error.issues, body.data).map((issue) => ({ path: ['data', ...issue.path], message: issue.message }));
   throw new ResponseValidationError(issues, body, label);
-}
-
-/** Turns zod issues into SDK issues with English messages; unknown keys become one issue each. */
-export function toIssues(issues: readonly RawIssue[], input: unknown): ValidationIssue[] {
-  const out: ValidationIssue[] = [];
-  for (const issue of issues) {
-    const path = issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment));
-    if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push({ path: [...path, key], message: unknownKeyMessage(key) });
-      continue;
-    }
-    if (issue.code === 'invalid_union' && issue.errors.length > 0) {
-      // Report the first branch's issues. Their paths are relative to the union, so they are
-      // prefixed with the union's own path to name the field (`data.metadata`, not `data`).
-      const branch = (issue.errors[0] ?? []).map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as RawIssue);
-      out.push(...toIssues(branch, input));
-      continue;
-    }
-    out.push({ path, message: describe(issue, valueAt(input, path)) });
-  }
-  return out;
-}
-
-function describe(issue: RawIssue, value: unknown): string {
-  // A custom message given in the schema (`{ error: '...' }`) wins.
-  if (issue.message && issue.message !== 'Invalid input') return issue.message;
-  switch (issue.code) {
-    case 'invalid_type':
-      if (value === undefined) return 'is required';
-      if (issue.expected === 'int') return `must be an integer, got ${show(value)}`;
-      return `must be ${withArticle(issue.expected)}, got ${typeName(value)}`;
-    case 'too_small':
-      return issue.origin === 'string' || issue.origin === 'array'
-        ? `must have at least ${issue.minimum} character${Number(issue.minimum) === 1 ? '' : 's'}`
-        : `must be ${issue.inclusive ? '≥' : '>'} ${issue.minimum}, got ${show(value)}`;
-    case 'too_big':
-      return issue.origin === 'string'
-        ? `must be at most ${issue.maximum} characters, got ${typeof value === 'string' ? value.length : '?'}`
-        : `must be ${issue.inclusive ? '≤' : '<'} ${issue.maximum}, got ${show(value)}`;
-    case 'invalid_format':
-      if (issue.format === 'email') return `must be a valid e-mail address, got ${show(value)}`;
-      if (issue.format === 'url') return `must be an http(s) URL, got ${show(value)}`;
-      return `has an invalid format, got ${show(value)}`;
-    case 'custom':
-      // A format checked by a refinement rather than by zod's own (schemas/primitives.ts httpUrl).
-      if (issue.params?.format === 'url') return `must be an http(s) URL, got ${show(value)}`;
-      return `is invalid, got ${show(value)}`;
-    case 'invalid_value':
-      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${show(value)}`;
-    default:
-      return `is invalid, got ${show(value)}`;
-  }
-}
-
-/** `payerEmail` → "unknown key (did you mean payer_email?)". */
-function unknownKeyMessage(key: string): string {
-  const snake = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-  return snake !== key ? `unknown key (did you mean ${snake}?)` : 'unknown key';
-}
-
-function valueAt(input: unknown, path: readonly (string | number)[]): unknown {
-  let current = input;
-  for (const key of path) {
-    if (current === null || typeof current !== 'object') return undefined;
-    current = (current as Record<string | number, unknown>)[key];
-  }
-  return current;
-}
-
-function typeName(value: unknown): string {
-  if (value === null) return 'null';
-  if (Array.isArray(value)) return 'array';
-  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
-  return typeof value;
-}
-
-function show(value: unknown): string {
-  if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
-  return typeName(value);
 }
 
 /**

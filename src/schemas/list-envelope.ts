@@ -1,83 +1,98 @@
 /**
- * The Laravel-style list envelope every list answers with (`data`, `links`, `meta`): its types,
- * the schemas of its page links and counters, and {@link listEnvelope}, which builds the envelope
- * schema of an item schema once and gives it a fast path when the item schema has one.
+ * The Laravel-style list envelope every list answers with (`data`, `links`, `meta`): its types, the
+ * schemas of its page links and counters, and {@link listEnvelope}, the schema of a page of items.
  */
 
 import * as z from 'zod/mini';
-import { isRecord } from '../internal/is-record.js';
-import { copyOtherKeys, parseFields } from './field-check.js';
-import { PAGE_LINKS_FIELDS, PAGE_META_FIELDS } from './fields.js';
-import { type FastParser, fastParsers, responseObject, tableObject } from './response-objects.js';
+import { type KnownFields, minorUnits, type Proof, type Same } from './primitives.js';
 
-/** Page addresses of the list envelope. */
+/**
+ * Page addresses of a list page. A field the service adds later is still kept on the object: read
+ * it with {@link readField}.
+ */
 export interface PageLinks {
-  first: string | null;
-  last: string | null;
-  prev: string | null;
-  /** `null` on the last page. */
+  /** Address of the first page. */
+  first?: string | null;
+  /** Address of the last page. */
+  last?: string | null;
+  /** Address of the previous page; `null` on the first page. */
+  prev?: string | null;
+  /** Address of the next page; `null` on the last page. */
   next: string | null;
-  [key: string]: unknown;
 }
 
-/** Page counters of the list envelope. */
+/**
+ * Page counters of a list page. A field the service adds later is still kept on the object: read it
+ * with {@link readField}.
+ */
 export interface PageMeta {
+  /** This page's number, from 1. */
   current_page: number;
+  /** Number of the last page. */
   last_page: number;
+  /** Items per page. */
   per_page: number;
   /** Total number of items across all pages. */
   total: number;
-  [key: string]: unknown;
 }
 
-/** The Laravel-style list envelope every list answers with. */
+/** A page of a list, as the service answers it: the items, the page addresses and the counters. */
 export interface ListEnvelope<T> {
+  /** The items of this page. */
   data: T[];
+  /** Page addresses. */
   links: PageLinks;
+  /** Page counters. */
   meta: PageMeta;
-  [key: string]: unknown;
 }
 
-/** Schema of {@link PageLinks}. */
-export const PageLinksSchema: z.ZodMiniType<PageLinks> = tableObject(PAGE_LINKS_FIELDS) as unknown as z.ZodMiniType<PageLinks>;
+const nullableUrl = z.nullable(z.string());
 
-/** Schema of {@link PageMeta}. */
-export const PageMetaSchema: z.ZodMiniType<PageMeta> = tableObject(PAGE_META_FIELDS) as unknown as z.ZodMiniType<PageMeta>;
+const pageLinksObject = z.looseObject({
+  first: z.optional(nullableUrl),
+  last: z.optional(nullableUrl),
+  prev: z.optional(nullableUrl),
+  next: nullableUrl,
+});
 
-const envelopes = new WeakMap<object, z.ZodMiniType<ListEnvelope<unknown>>>();
-const ENVELOPE_KEYS = { data: true, links: true, meta: true };
+const pageMetaObject = z.looseObject({
+  current_page: minorUnits,
+  last_page: minorUnits,
+  per_page: minorUnits,
+  total: minorUnits,
+});
+
+/** Schema of {@link PageLinks}: loose (unknown fields kept). */
+export const PageLinksSchema: z.ZodMiniType<PageLinks> = pageLinksObject;
+
+/** Schema of {@link PageMeta}: loose (unknown fields kept), integer counters. */
+export const PageMetaSchema: z.ZodMiniType<PageMeta> = pageMetaObject;
+
+function envelopeObject<T>(item: z.ZodMiniType<T>) {
+  return z.looseObject({ data: z.array(item), links: PageLinksSchema, meta: PageMetaSchema });
+}
+
+// biome-ignore lint/correctness/noUnusedVariables: a compile-time proof, checked by tsc: the three types list exactly the fields their schemas check.
+type EnvelopeMatchesSchema = Proof<
+  [
+    Same<PageLinks, KnownFields<z.output<typeof pageLinksObject>>>,
+    Same<PageMeta, KnownFields<z.output<typeof pageMetaObject>>>,
+    Same<ListEnvelope<{ id: string }>, KnownFields<z.output<ReturnType<typeof envelopeObject<{ id: string }>>>>>,
+  ] extends [true, true, true]
+    ? true
+    : false
+>;
 
 /**
- * Schema of a {@link ListEnvelope} of `item`, built once per item schema: zod compiles an object
- * schema on its first parse, and `list()` would otherwise pay that on every call. When `item` has
- * a fast path, so has the envelope.
+ * Schema of a {@link ListEnvelope} of `item`: loose, like every response schema. Building it is a
+ * few object literals (zod/mini reads a shape when it first parses), so a list builds its own.
+ *
+ * ```ts
+ * import { listEnvelope, PaymentSchema } from 'payments-sdk/schemas';
+ * import * as z from 'zod/mini';
+ * const page = z.parse(listEnvelope(PaymentSchema), JSON.parse('{"data":[],"links":{"next":null},"meta":{"current_page":1,"last_page":1,"per_page":20,"total":0}}'));
+ * ```
  */
 export function listEnvelope<T>(item: z.ZodMiniType<T>): z.ZodMiniType<ListEnvelope<T>> {
-  let schema = envelopes.get(item);
-  if (!schema) {
-    schema = responseObject({ data: z.array(item), links: PageLinksSchema, meta: PageMetaSchema }) as z.ZodMiniType<ListEnvelope<unknown>>;
-    envelopes.set(item, schema);
-    const fastItem = fastParsers.get(item);
-    if (fastItem) fastParsers.set(schema, (value) => parseEnvelope(value, fastItem));
-  }
-  return schema as z.ZodMiniType<ListEnvelope<T>>;
-}
-
-/** The fast path of a list envelope: what its zod schema returns for a valid page, else `undefined`. */
-function parseEnvelope(value: unknown, parseItem: FastParser): unknown {
-  if (!isRecord(value)) return undefined;
-  const items = value.data;
-  if (!Array.isArray(items)) return undefined;
-  const data: unknown[] = new Array(items.length);
-  for (let i = 0; i < items.length; i++) {
-    const parsed = parseItem(items[i]);
-    if (parsed === undefined) return undefined;
-    data[i] = parsed;
-  }
-  const links = parseFields(value.links, PAGE_LINKS_FIELDS);
-  const meta = links && parseFields(value.meta, PAGE_META_FIELDS);
-  if (!meta) return undefined;
-  const out: Record<string, unknown> = { data, links, meta };
-  copyOtherKeys(value, ENVELOPE_KEYS, out);
-  return out;
+  return envelopeObject(item);
 }

@@ -1,8 +1,16 @@
 import * as z from 'zod/mini';
 import type { CurrencyCode } from '../currencies.js';
 import { type ListParamsBase, listParamsShape } from './list-params.js';
-import { currencyCode, minorUnits, nonEmptyString, type OpenEnum, positiveMinorUnits } from './primitives.js';
-import { responseObject } from './response-objects.js';
+import {
+  currencyCode,
+  minorUnits,
+  nonEmptyString,
+  type OpenEnum,
+  type Proof,
+  positiveMinorUnits,
+  responseCurrency,
+  type Same,
+} from './primitives.js';
 
 /**
  * A reusable payment link. Only partly documented: known fields typed, the rest
@@ -11,29 +19,37 @@ import { responseObject } from './response-objects.js';
 export interface PaymentLink {
   /** The address to share, as it is. */
   url: string;
+  /** Link identifier. */
   uuid: string;
-  title?: string;
+  /** Title shown to the customer. */
+  title?: string | null;
+  /** ISO 4217 code. */
   currency?: CurrencyCode;
   /** Fixed price in minor units; `null` or absent when the customer chooses the amount. */
   amount?: number | null;
   /** Smallest amount a customer may pay, in minor units. */
   minimum_amount?: number | null;
-  /** State (active, deactivated or expired); names not documented. */
-  status?: OpenEnum<string>;
-  /** Fields the SDK does not know yet are kept. */
+  /** State, as the service names it (active, deactivated or expired; the names are not documented). */
+  status?: string;
+  /** The service documents a link only in part: its other fields are kept, typed `unknown`. */
   [key: string]: unknown;
 }
 
-/** Schema of {@link PaymentLink}. */
-export const PaymentLinkSchema: z.ZodMiniType<PaymentLink> = responseObject({
+const paymentLinkObject = z.looseObject({
   url: z.string(),
   uuid: z.string(),
   title: z.optional(z.nullable(z.string())),
-  currency: z.optional(z.string()),
+  currency: z.optional(responseCurrency),
   amount: z.optional(z.nullable(minorUnits)),
   minimum_amount: z.optional(z.nullable(minorUnits)),
   status: z.optional(z.string()),
-}) as z.ZodMiniType<PaymentLink>;
+});
+
+// biome-ignore lint/correctness/noUnusedVariables: a compile-time proof, checked by tsc: PaymentLink lists exactly the fields the schema checks, with the same types.
+type PaymentLinkMatchesSchema = Proof<Same<PaymentLink, z.output<typeof paymentLinkObject>>>;
+
+/** Schema of {@link PaymentLink}: loose (unknown fields kept), integer amounts. */
+export const PaymentLinkSchema: z.ZodMiniType<PaymentLink> = paymentLinkObject;
 
 /** Body of `POST /api/v1/payment-links`. Unknown keys pass through. */
 export interface PaymentLinkCreateParams {

@@ -1,18 +1,23 @@
 import * as z from 'zod/mini';
 import type { CurrencyCode } from '../currencies.js';
-import { PAYMENT_FIELDS } from './fields.js';
 import { type ListParamsBase, listParamsShape, statusFilter } from './list-params.js';
 import {
   boundedString,
   countryCode,
   currencyCode,
   email,
+  type KnownFields,
+  minorUnits,
   nonEmptyString,
+  nullableString,
   type OpenEnum,
+  openEnum,
+  type Proof,
   phoneNumber,
   positiveMinorUnits,
+  responseCurrency,
+  type Same,
 } from './primitives.js';
-import { tableObject } from './response-objects.js';
 
 /** Known payment states. Note the spelling `canceled`, with one l. */
 export const PAYMENT_STATUSES = ['pending', 'processing', 'succeeded', 'failed', 'canceled', 'expired', 'refunded', 'disputed'] as const;
@@ -20,7 +25,12 @@ export const PAYMENT_STATUSES = ['pending', 'processing', 'succeeded', 'failed',
 /** A payment state; new values from the service pass through as plain strings. */
 export type PaymentStatus = OpenEnum<(typeof PAYMENT_STATUSES)[number]>;
 
-/** A payment, from a checkout session or a direct charge. Amounts in minor units. */
+/**
+ * A payment, from a checkout session or a direct charge. Amounts in minor units.
+ *
+ * The type lists the fields the SDK knows, so a misspelt name does not compile. A field the service
+ * adds later is still kept on the object: read it with {@link readField}.
+ */
 export interface Payment {
   /** Payment identifier (UUID). */
   uuid: string;
@@ -50,12 +60,30 @@ export interface Payment {
   failure_reason: string | null;
   /** ISO 8601 timestamp with offset. */
   created_at: string;
-  /** Fields the SDK does not know yet are kept. */
-  [key: string]: unknown;
 }
 
+const paymentObject = z.looseObject({
+  uuid: z.string(),
+  checkout_session: nullableString,
+  gross_amount: minorUnits,
+  psp_fee_amount: minorUnits,
+  platform_fee_amount: minorUnits,
+  net_amount_to_merchant: minorUnits,
+  currency: responseCurrency,
+  payment_method: openEnum(['mobile_money']),
+  mobile_money_country: nullableString,
+  mobile_money_provider: nullableString,
+  psp_reference: z.string(),
+  status: openEnum(PAYMENT_STATUSES),
+  failure_reason: nullableString,
+  created_at: z.string(),
+});
+
+// biome-ignore lint/correctness/noUnusedVariables: a compile-time proof, checked by tsc: Payment lists exactly the fields the schema checks, with the same types.
+type PaymentMatchesSchema = Proof<Same<Payment, KnownFields<z.output<typeof paymentObject>>>>;
+
 /** Schema of {@link Payment}: loose (unknown fields kept), integer amounts, open status. */
-export const PaymentSchema: z.ZodMiniType<Payment> = tableObject(PAYMENT_FIELDS) as unknown as z.ZodMiniType<Payment>;
+export const PaymentSchema: z.ZodMiniType<Payment> = paymentObject;
 
 /** Body of a direct mobile-money charge, `POST /api/v1/payments`. */
 export interface PaymentCreateParams {

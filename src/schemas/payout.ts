@@ -1,9 +1,20 @@
 import * as z from 'zod/mini';
 import type { CurrencyCode } from '../currencies.js';
-import { PAYOUT_FIELDS } from './fields.js';
 import { type ListParamsBase, listParamsShape } from './list-params.js';
-import { countryCode, currencyCode, nonEmptyString, type OpenEnum, phoneNumber, positiveMinorUnits } from './primitives.js';
-import { tableObject } from './response-objects.js';
+import {
+  countryCode,
+  currencyCode,
+  exactId,
+  minorUnits,
+  nonEmptyString,
+  type OpenEnum,
+  openEnum,
+  type Proof,
+  phoneNumber,
+  positiveMinorUnits,
+  responseCurrency,
+  type Same,
+} from './primitives.js';
 
 /** Where a payout goes. Only the mobile-money shape is documented. */
 export interface PayoutDestination {
@@ -34,15 +45,34 @@ export interface Payout {
   amount?: number;
   /** ISO 4217 code. */
   currency?: CurrencyCode;
-  /** State; names not documented (awaiting approval, then sent to the operator). */
-  status?: OpenEnum<string>;
+  /** State, as the service names it (awaiting approval, then sent to the operator; the names are not documented). */
+  status?: string;
+  /** Where the payout goes. */
   destination?: PayoutDestination;
-  /** Fields the SDK does not know yet are kept. */
+  /** The service documents a payout only in part: its other fields are kept, typed `unknown`. */
   [key: string]: unknown;
 }
 
+const payoutObject = z.looseObject({
+  id: z.optional(exactId),
+  amount: z.optional(minorUnits),
+  currency: z.optional(responseCurrency),
+  status: z.optional(z.string()),
+  destination: z.optional(
+    z.looseObject({
+      type: openEnum(['mobile_money']),
+      country: z.optional(z.string()),
+      provider: z.optional(z.string()),
+      phone: z.optional(z.string()),
+    }),
+  ),
+});
+
+// biome-ignore lint/correctness/noUnusedVariables: a compile-time proof, checked by tsc: Payout lists exactly the fields the schema checks, with the same types.
+type PayoutMatchesSchema = Proof<Same<Payout, z.output<typeof payoutObject>>>;
+
 /** Schema of {@link Payout}: every known field optional but typed; amount must be an integer. */
-export const PayoutSchema: z.ZodMiniType<Payout> = tableObject(PAYOUT_FIELDS) as unknown as z.ZodMiniType<Payout>;
+export const PayoutSchema: z.ZodMiniType<Payout> = payoutObject;
 
 /** Body of `POST /api/v1/payouts`. Live keys only. Unknown keys pass through. */
 export interface PayoutCreateParams {
@@ -65,7 +95,7 @@ export const PayoutCreateParamsSchema: z.ZodMiniType<PayoutCreateParams> = z.loo
     provider: z.optional(nonEmptyString),
     phone: z.optional(phoneNumber),
   }),
-}) as z.ZodMiniType<PayoutCreateParams>;
+});
 
 /** Filters of `GET /api/v1/payouts`. Other filters pass through (the full list is not documented). */
 export interface PayoutListParams extends ListParamsBase {

@@ -5,16 +5,41 @@
  */
 
 import * as z from 'zod/mini';
-import { isKnownCurrency } from '../currencies.js';
+import { type CurrencyCode, isKnownCurrency } from '../currencies.js';
+import { kind } from '../internal/article.js';
 import { isHttpUrl } from '../internal/http-url.js';
+import { isExactId } from '../internal/json.js';
 
 /** A string enum that stays open: the known literals, or any other string the service adds later. */
 export type OpenEnum<T extends string> = T | (string & {});
 
 /** Schema of an open enum: any string passes; the type lists the known values for autocompletion. */
 export function openEnum<const T extends string>(_known: readonly T[]): z.ZodMiniType<OpenEnum<T>> {
-  return z.string() as z.ZodMiniType<OpenEnum<T>>;
+  return z.string();
 }
+
+/** A currency code as the service sends it: any string, typed as {@link CurrencyCode} for autocompletion. */
+export const responseCurrency: z.ZodMiniType<CurrencyCode> = z.string();
+
+/** An id: a string, or a number that is a safe integer. One check rather than a union, so a bad id is reported at its own path. */
+export const exactId = z.custom<string | number>(isExactId, {
+  error: (issue) => `must be a string or a safe integer, got ${typeof issue.input === 'number' ? issue.input : kind(issue.input)}`,
+});
+
+/**
+ * The fields a type names, without its index signature: `KnownFields<z.output<typeof schema>>` of a
+ * `z.looseObject` is the record with the fields its shape lists, and no `[key: string]: unknown`.
+ */
+export type KnownFields<T> = { [K in keyof T as string extends K ? never : K]: T[K] };
+
+/**
+ * `true` when `A` and `B` are the same type (not merely assignable one way): the compile-time proof
+ * that a documented interface lists exactly the fields its schema checks, with the same types.
+ */
+export type Same<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
+
+/** Compiles only when given `true`: `type _ = Proof<Same<A, B>>`. */
+export type Proof<T extends true> = T;
 
 /** An amount in minor units, as the service sends it: a safe integer. */
 export const minorUnits = z.int();
@@ -49,7 +74,8 @@ export function boundedString(max: number) {
 }
 
 /**
- * An http(s) URL of at most 2048 characters. Not `z.httpUrl()`: it demands a
+ * An http(s) URL of at most 2048 characters, without spaces around it or control characters in it
+ * (the URL parser would drop them silently, so the URL checked would not be the URL sent). Not `z.httpUrl()`: it demands a
  * dotted domain name and so refuses `http://localhost:3000/thanks` or `http://127.0.0.1/cb`, the
  * return URLs a merchant uses while developing. Not `z.url()` either: it is 0.5 KB gzip of the
  * client bundle for what the WHATWG parser below already decides.

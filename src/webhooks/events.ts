@@ -1,22 +1,21 @@
 /**
- * Typed webhook events and the checks that turn a verified body
- * into one.
- *
- * `data` is checked here without zod, which would more than double the size of
- * `payments-sdk/webhooks`. The check reads the same field tables (../schemas/fields.ts) that
- * `PaymentSchema` and `PayoutSchema` are built from, through ../schemas/field-check.ts: known fields
- * typed, money in integers, unknown fields and new enum values kept.
+ * Typed webhook events and the check that turns a verified body into one. An event is checked with
+ * the zod schemas the client reads responses with (`data` of a payment event by `PaymentSchema`,
+ * of a payout event by `PayoutSchema`): known fields typed, money in integers, unknown fields and
+ * new enum values kept.
  *
  * @module
  */
-import { type ValidationIssue, WebhookVerificationError } from '../core/errors.js';
+import * as z from 'zod/mini';
+import { WebhookVerificationError } from '../core/errors.js';
+import { kind } from '../internal/article.js';
 import { formatIssues } from '../internal/format-issues.js';
 import { isRecord } from '../internal/is-record.js';
 import { isExactId } from '../internal/json.js';
-import { collectIssues, kind } from '../schemas/field-check.js';
-import { type FieldTable, PAYMENT_FIELDS, PAYOUT_FIELDS } from '../schemas/fields.js';
-import type { Payment } from '../schemas/payment.js';
-import type { Payout } from '../schemas/payout.js';
+import { toIssues } from '../internal/zod-issues.js';
+import { type Payment, PaymentSchema } from '../schemas/payment.js';
+import { type Payout, PayoutSchema } from '../schemas/payout.js';
+import type { KnownFields, Proof, Same } from '../schemas/primitives.js';
 
 /** The event types whose `data` is a {@link Payment}. */
 export type PaymentEventType = 'payment.succeeded' | 'payment.failed';
@@ -88,27 +87,59 @@ export type WebhookEventOf<T extends string> = T extends PaymentEventType
     ? PayoutWebhookEvent<T>
     : UnknownWebhookEvent;
 
-/** Checks `data` against a field table; returns one issue per bad field, paths under `data`. */
-export function dataIssues(data: unknown, fields: FieldTable): ValidationIssue[] {
-  if (!isRecord(data)) return [{ path: ['data'], message: `must be an object, got ${kind(data)}` }];
-  const issues: ValidationIssue[] = [];
-  collectIssues(data, fields, ['data'], issues);
-  return issues;
-}
+/**
+ * An event id: a non-empty string, or a number that is a safe integer, given back as its text so that
+ * deduplication keys and `event.id` are always strings. A number beyond 2^53 arrives here as its
+ * exact digits (see `parseJson`), or is refused where the runtime cannot give them: two ids read as
+ * one would make deduplication drop a different event.
+ */
+const eventId = z
+  .custom<string>((id) => id !== '' && isExactId(id), {
+    error: (issue) =>
+      typeof issue.input === 'number'
+        ? `must be a string or a safe integer, got ${issue.input} (this runtime cannot read it exactly)`
+        : `must be a non-empty string or a number, got ${kind(issue.input)}`,
+  })
+  .check(z.overwrite((id) => String(id)));
 
-/** A resource events carry: its field table, and its name in messages. Built once, not per event. */
-interface EventResource {
-  fields: FieldTable;
-  name: string;
-}
-const PAYMENT_RESOURCE: EventResource = { fields: PAYMENT_FIELDS, name: 'a Payment' };
-const PAYOUT_RESOURCE: EventResource = { fields: PAYOUT_FIELDS, name: 'a Payout' };
+const anyType = z.custom<string>((type) => typeof type === 'string' && type !== '', {
+  error: (issue) => `must be a non-empty string, got ${kind(issue.input)}`,
+});
 
-/** The resource of a type's `data`, or `undefined` for a type the SDK does not know (not validated). */
-function resourceOf(type: string): EventResource | undefined {
-  if (type === 'payment.succeeded' || type === 'payment.failed') return PAYMENT_RESOURCE;
-  if (type.startsWith('payout.')) return PAYOUT_RESOURCE;
-  return undefined;
+const paymentEventObject = z.looseObject({
+  id: eventId,
+  type: z.custom<PaymentEventType>((type) => type === 'payment.succeeded' || type === 'payment.failed'),
+  data: PaymentSchema,
+});
+
+const payoutEventObject = z.looseObject({
+  id: eventId,
+  type: z.custom<PayoutEventType>((type) => typeof type === 'string' && type.startsWith('payout.')),
+  data: PayoutSchema,
+});
+
+const unknownEventObject = z.looseObject({
+  id: eventId,
+  type: anyType,
+  data: z.custom<unknown>((data) => data !== undefined, { error: 'is required' }),
+});
+
+// biome-ignore lint/correctness/noUnusedVariables: a compile-time proof, checked by tsc: the event types list exactly the fields their schemas check.
+type EventsMatchSchemas = Proof<
+  [
+    Same<PaymentWebhookEvent, KnownFields<z.output<typeof paymentEventObject>>>,
+    Same<PayoutWebhookEvent, KnownFields<z.output<typeof payoutEventObject>>>,
+    Same<UnknownWebhookEvent, KnownFields<z.output<typeof unknownEventObject>>>,
+  ] extends [true, true, true]
+    ? true
+    : false
+>;
+
+/** The schema of an event of `type`, and the name of its `data` in messages. */
+function schemaOf(type: unknown): { schema: z.ZodMiniType<object>; name?: string } {
+  if (type === 'payment.succeeded' || type === 'payment.failed') return { schema: paymentEventObject, name: 'a Payment' };
+  if (typeof type === 'string' && type.startsWith('payout.')) return { schema: payoutEventObject, name: 'a Payout' };
+  return { schema: unknownEventObject };
 }
 
 function invalid(message: string): WebhookVerificationError {
@@ -117,38 +148,20 @@ function invalid(message: string): WebhookVerificationError {
 
 /**
  * Builds the typed event from a parsed, signature-checked body. Throws `invalid_payload` when the
- * body is not `{ id, type, data }` or `data` does not match its resource.
- * `id` may be a string or a number (its type is not documented); a number is turned into its text,
- * so that deduplication keys and `event.id` are always strings. A number beyond 2^53 arrives here
- * as its exact digits (see `parseJson`), or is refused where the runtime cannot give them.
+ * body is not `{ id, type, data }` or `data` does not match its resource. Unknown fields, of the
+ * event and of its `data`, are kept.
+ * `id` may be a string or a number (its type is not documented); a number is turned into its text.
  */
 export function toWebhookEvent(body: unknown): WebhookEvent | UnknownWebhookEvent {
   if (!isRecord(body)) {
     throw invalid(`the body must be a JSON object { id, type, data }, got ${kind(body)}.`);
   }
-  const problems: string[] = [];
-  const { id, type, data } = body;
-  // A number id must be exact: beyond 2^53 two ids would read as one, and deduplication would then
-  // drop a different event. The parser keeps such an id as its digits (a string) where it can.
-  if (id === '' || !isExactId(id)) {
-    problems.push(
-      typeof id === 'number'
-        ? `id: must be a string or a safe integer, got ${id} (this runtime cannot read it exactly)`
-        : `id: must be a non-empty string or a number, got ${kind(id)}`,
-    );
-  }
-  if (typeof type !== 'string' || type === '') problems.push(`type: must be a non-empty string, got ${kind(type)}`);
-  if (data === undefined) problems.push('data: is required');
-  if (problems.length > 0) throw invalid(`${problems.join('; ')} (an event is { id, type, data }).`);
-
-  const eventId = String(id);
-  const eventType = type as string;
-  const resource = resourceOf(eventType);
-  if (resource) {
-    const issues = dataIssues(data, resource.fields);
-    if (issues.length > 0) throw invalid(`data of a ${eventType} event must be ${resource.name}: ${formatIssues(issues)}.`);
-  }
-  return { id: eventId, type: eventType, data } as WebhookEvent;
+  const { schema, name } = schemaOf(body.type);
+  const result = schema.safeParse(body);
+  if (result.success) return result.data as WebhookEvent | UnknownWebhookEvent;
+  const issues = toIssues(result.error.issues, body);
+  // The event itself first: a problem with `id`, `type`, or a missing `data`.
+  const outer = issues.filter((issue) => issue.path[0] !== 'data' || body.data === undefined);
+  if (outer.length > 0) throw invalid(`${formatIssues(outer)} (an event is { id, type, data }).`);
+  throw invalid(`data of a ${String(body.type)} event must be ${name}: ${formatIssues(issues)}.`);
 }
-
-export { kind };

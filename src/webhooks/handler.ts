@@ -1,7 +1,7 @@
 /**
  * Ready-made webhook endpoints: verify, deduplicate
  * on `id`, dispatch, and answer with the status the service acts on. {@link webhookHandler} is the
- * fetch-style one; `expressWebhook` (./express.ts) wraps the same core for Express and `node:http`.
+ * fetch-style one; `expressWebhook` wraps the same core for Express and `node:http`.
  *
  * @module
  */

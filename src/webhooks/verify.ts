@@ -6,8 +6,9 @@
  * @module
  */
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
+import { kind } from '../internal/article.js';
 import { parseJson } from '../internal/json.js';
-import { kind, toWebhookEvent, type WebhookEvent } from './events.js';
+import { toWebhookEvent, type WebhookEvent } from './events.js';
 import { hmacHexSync, hmacSha256Web, nodeCrypto, type RawPayload, rawBytes, toHex } from './sign.js';
 
 /** Header carrying the signature: lowercase hex HMAC-SHA256 of the raw body. */

@@ -5,10 +5,11 @@
  * with one line saying why, except under CI=true, where they fail (test/helpers/redis.ts).
  */
 import IORedis from 'ioredis';
-import { type BulkClaimRequest, type BulkJournal, redisJournal } from 'payments-sdk';
+import { type BulkJournal, redisJournal } from 'payments-sdk';
 import type { MockHttpServer, MockService } from 'payments-sdk/testing';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BulkClaimRequest } from '../../src/bulk/journal.js';
 import { allPayouts, countByRow, liveClient, payoutMock } from '../helpers/bulk.js';
 import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.js';

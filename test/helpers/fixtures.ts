@@ -16,7 +16,10 @@ export const chargeParams = { amount: 5000, currency: 'XOF', country: 'SEN', pro
 /** Valid `checkoutSessions.create` params (service-api.md §4.4). */
 export const sessionParams = { amount: 5000, currency: 'XOF', description: 'Order #1042' };
 
-export function payment(overrides: Partial<Payment> = {}): Payment {
+/** A record as the service sends it: the fields the SDK types, and any others it adds. */
+export type ServiceRecord<T> = T & Record<string, unknown>;
+
+export function payment(overrides: Partial<ServiceRecord<Payment>> = {}): ServiceRecord<Payment> {
   return {
     uuid: '9b2f8a1e-3c4d-4e5f-8a9b-0c1d2e3f4a5b',
     checkout_session: null,
@@ -36,7 +39,7 @@ export function payment(overrides: Partial<Payment> = {}): Payment {
   };
 }
 
-export function checkoutSession(overrides: Partial<CheckoutSession> = {}): CheckoutSession {
+export function checkoutSession(overrides: Partial<ServiceRecord<CheckoutSession>> = {}): ServiceRecord<CheckoutSession> {
   return {
     reference: '01JD3Z8Q4X5Y6Z7A8B9C0D1E2F',
     amount: 5000,

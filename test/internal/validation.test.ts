@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import * as z from 'zod/mini';
-import { toIssues } from '../../src/internal/validation.js';
+import { toIssues } from '../../src/internal/zod-issues.js';
 
 test('issues inside a union keep the path of the union (the field is named, not its parent)', () => {
   const schema = z.object({ data: z.object({ metadata: z.union([z.record(z.string(), z.unknown()), z.null()]) }) });

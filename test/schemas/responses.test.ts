@@ -4,7 +4,7 @@
  * service shows are read as meant (`metadata: []` for an empty object).
  */
 import { HttpResponse, http } from 'msw';
-import { ResponseValidationError } from 'payments-sdk';
+import { ResponseValidationError, readField } from 'payments-sdk';
 import { WalletListSchema } from 'payments-sdk/schemas';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
@@ -29,7 +29,7 @@ describe('Payment', () => {
     answerPayment(body);
     const result = await makeClient().payments.retrieve(body.uuid);
     expect(result).toEqual(body);
-    expect(result.risk).toEqual({ score: 12, rules: ['velocity'] });
+    expect(readField(result, 'risk')).toEqual({ score: 12, rules: ['velocity'] });
   });
 
   it('lets a status the SDK does not know pass through, and a new payment_method too', async () => {
@@ -96,7 +96,7 @@ describe('CheckoutSession', () => {
     answerSession({ ...checkoutSession(), status: 'refunded', locale: 'fr' });
     const result = await makeClient().checkoutSessions.retrieve('s');
     expect(result.status).toBe('refunded');
-    expect(result.locale).toBe('fr');
+    expect(readField(result, 'locale')).toBe('fr');
     answerSession({ ...checkoutSession(), amount: 49.99 });
     expect(lastKeys(await caught(() => makeClient().checkoutSessions.retrieve('s')))).toEqual(['amount']);
   });
@@ -109,7 +109,9 @@ describe('Payout', () => {
     server.use(http.get(`${API_URL}/payouts/:id`, () => HttpResponse.json({ data: { id: true } })));
     const error = await caught(() => makeClient().payouts.retrieve(7));
     expect(error).toBeInstanceOf(ResponseValidationError);
-    expect((error as ResponseValidationError).issues).toEqual([{ path: ['data', 'id'], message: 'must be a string or a safe integer' }]);
+    expect((error as ResponseValidationError).issues).toEqual([
+      { path: ['data', 'id'], message: 'must be a string or a safe integer, got a boolean' },
+    ]);
   });
 });
 
