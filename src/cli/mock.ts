@@ -16,6 +16,7 @@ import { answerHostedPage } from './checkout-page.js';
 import { CliError, describeError, EXIT } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { integerOption } from './integer-option.js';
+import { answerMockEvent } from './mock-events.js';
 import { printJson } from './output.js';
 
 interface MockOptions {
@@ -186,6 +187,8 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
   };
 
   answerApi = async (request) => {
+    const made = await answerMockEvent(mock, request);
+    if (made) return made;
     const response = await mock.fetch(request);
     await afterCreation(request, response);
     return response;
