@@ -99,7 +99,12 @@ const server = createServer((req, res) => {
   const data = Array.from({ length: Math.max(0, Math.min(PER_PAGE, size - first)) }, (_, i) => paymentAt(first + i + 1));
   const body = JSON.stringify({
     data,
-    links: { first: `${base}?page=1`, last: `${base}?page=${lastPage}`, prev: null, next: page < lastPage ? `${base}?page=${page + 1}` : null },
+    links: {
+      first: `${base}?page=1`,
+      last: `${base}?page=${lastPage}`,
+      prev: null,
+      next: page < lastPage ? `${base}?page=${page + 1}` : null,
+    },
     meta: { current_page: page, last_page: lastPage, per_page: PER_PAGE, total: size },
   });
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
