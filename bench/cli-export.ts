@@ -117,8 +117,13 @@ const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 // ------------------------------------------------------------------------------ the runs
 const ROUNDS = process.env.BENCH_QUICK === '1' ? 1 : 3;
 const dir = mkdtempSync(join(os.tmpdir(), 'bench-cli-'));
-// Peak RSS of the child (KB on Linux), read from the child itself at exit.
-const PROBE = `data:text/javascript,process.on("exit",()=>process.stderr.write("maxrss="+process.resourceUsage().maxRSS+"\\n"))`;
+// Peak RSS of the child (KB), read by the child itself at exit: VmHWM of /proc/self/status, its own
+// high-water mark since exec. Not getrusage's maxRSS: on Linux that starts at the parent's RSS at
+// the fork, and this process's RSS grows with the pages it serves.
+const PROBE =
+  'data:text/javascript,import {readFileSync} from "node:fs";process.on("exit",()=>{let kb;' +
+  'try{kb=/VmHWM:\\s*(\\d+)/.exec(readFileSync("/proc/self/status","utf8"))[1]}catch{kb=process.resourceUsage().maxRSS}' +
+  'process.stderr.write("maxrss="+kb+"\\n")})';
 
 interface Run {
   ms: number;
