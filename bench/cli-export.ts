@@ -1,22 +1,26 @@
 /**
- * `npm run bench:cli` (= `tsup --silent && node bench/cli-export.ts`): `payments-sdk export payments`
- * of 100,000 payments from the testing kit's service on 127.0.0.1 to CSV, against a bare
- * `for await` over the SDK that writes the same rows (same columns, same bytes: checked).
+ * `npm run bench:cli` (= `tsup --silent && node bench/cli-export.ts`): is `payments-sdk export`'s
+ * memory flat in the number of rows, with Node's default flags? The built bin exports payments to
+ * CSV from a list served on 127.0.0.1 by this process (pages made on request, so the service holds
+ * nothing), at three sizes: one page (Node, the modules and the first page: the baseline), 100,000
+ * and 1,000,000 rows. Each run is a child process; its peak RSS is read from the child at exit.
  *
- * Goals (issue 16): the CLI's RSS grows by less than 50 MB (median peak RSS of the full export minus
- * median peak RSS of a one-page export, same bin, both in every round), and its wall time is within 1.10×
- * of the bare loop's.
- * Both run as child processes on the built package (each pays Node's start-up), in interleaved
- * rounds (bare, cli, then cli, bare, …); the ratio is the median of per-round ratios, with min–max.
+ *   growth(N) = median peak RSS of the N-row export − median peak RSS of the one-page export
+ *   goal: growth(1,000,000) ≤ 1.25 × growth(100,000)
  *
- *   BENCH_CLI_ROWS=20000   fewer payments (a smoke run)
- *   BENCH_QUICK=1          fewer rounds
+ * Sizes are interleaved in every round, so that the machine's load falls on all of them alike. The
+ * wall time of the 100,000-row export is also set against a bare `for await` over the SDK that
+ * writes the same bytes (checked), for scale.
  *
- * Writes bench/cli-results.json and prints a Markdown table for BENCHMARKS.md.
+ *   BENCH_QUICK=1          one round instead of three
+ *
+ * Writes bench/cli-results.json and prints a Markdown table.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -26,8 +30,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const self = fileURLToPath(import.meta.url);
 
 // ------------------------------------------------------------------------------ the bare loop
-// `node bench/cli-export.ts --bare <out.csv>`: the reference the CLI is compared with. The payment
-// columns of the CLI's CSV, amounts followed by their formatted value, minimal CSV quoting.
+// `node bench/cli-export.ts --bare <out.csv>`: the reference for wall time. The payment columns of
+// the CLI's CSV, amounts followed by their formatted value, minimal CSV quoting.
 if (process.argv[2] === '--bare') {
   const out = createWriteStream(process.argv[3] as string);
   const client = new PaymentsClient();
@@ -71,35 +75,65 @@ if (process.argv[2] === '--bare') {
   process.exit(0);
 }
 
-// ------------------------------------------------------------------------------ the harness
-const { createMockService } = await import('payments-sdk/testing');
-const ROWS = Number(process.env.BENCH_CLI_ROWS ?? 100_000);
-const ROUNDS = process.env.BENCH_QUICK === '1' ? 2 : 5;
-const dir = mkdtempSync(join(os.tmpdir(), 'bench-cli-'));
-// Peak RSS of the child (KB on Linux), read from the child itself at exit.
-const PROBE = `data:text/javascript,process.on("exit",()=>process.stderr.write("maxrss="+process.resourceUsage().maxRSS+"\\n"))`;
+// ------------------------------------------------------------------------------ the list served
+const { benchPayment } = (await import(new URL('./fixtures.ts', import.meta.url).href)) as typeof import('./fixtures.js');
+const PER_PAGE = 100;
+const SIZES = { one: 100, tenth: 100_000, full: 1_000_000 } as const;
+type Size = keyof typeof SIZES;
 
-const mock = createMockService({
-  seed: {
-    payments: Array.from({ length: ROWS }, (_, i) => ({
-      gross_amount: 500 + ((i * 7919) % 250_000),
-      currency: i % 4 === 0 ? 'GHS' : 'XOF',
-      // 1 in 10 failed (the tenth-size export), 1 in 1000 canceled (the one-page export).
-      status: i % 10 === 0 ? ('failed' as const) : i % 1000 === 1 ? ('canceled' as const) : ('succeeded' as const),
-      failure_reason: i % 10 === 0 ? 'declined' : null,
-    })),
-  },
+/** Payment `n` of the list: the bench fixture, one in four in GHS (two decimals) so both formats are exercised. */
+const paymentAt = (n: number) => ({ ...benchPayment(n), ...(n % 4 === 0 ? { currency: 'GHS' } : {}) });
+
+// One listener per size: the path's first segment says how many rows its list has.
+const server = createServer((req, res) => {
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const size = SIZES[url.pathname.split('/')[1] as Size];
+  const page = Number(url.searchParams.get('page') ?? '1');
+  if (!size || !url.pathname.endsWith('/api/v1/payments')) {
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"message":"Not Found"}');
+    return;
+  }
+  const lastPage = Math.ceil(size / PER_PAGE);
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}${url.pathname}`;
+  const first = (page - 1) * PER_PAGE;
+  const data = Array.from({ length: Math.max(0, Math.min(PER_PAGE, size - first)) }, (_, i) => paymentAt(first + i + 1));
+  const body = JSON.stringify({
+    data,
+    links: {
+      first: `${base}?page=1`,
+      last: `${base}?page=${lastPage}`,
+      prev: null,
+      next: page < lastPage ? `${base}?page=${page + 1}` : null,
+    },
+    meta: { current_page: page, last_page: lastPage, per_page: PER_PAGE, total: size },
+  });
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }).end(body);
 });
-const server = await mock.listen();
-const env = { ...process.env, PAYMENTS_API_KEY: mock.apiKey, PAYMENTS_BASE_URL: server.url };
+server.keepAliveTimeout = 120_000;
+server.listen(0, '127.0.0.1');
+await once(server, 'listening');
+const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+// ------------------------------------------------------------------------------ the runs
+const ROUNDS = process.env.BENCH_QUICK === '1' ? 1 : 3;
+const dir = mkdtempSync(join(os.tmpdir(), 'bench-cli-'));
+// Peak RSS of the child (KB), read by the child itself at exit: VmHWM of /proc/self/status, its own
+// high-water mark since exec. Not getrusage's maxRSS: on Linux that starts at the parent's RSS at
+// the fork, and this process's RSS grows with the pages it serves.
+const PROBE =
+  'data:text/javascript,import {readFileSync} from "node:fs";process.on("exit",()=>{let kb;' +
+  'try{kb=/VmHWM:\\s*(\\d+)/.exec(readFileSync("/proc/self/status","utf8"))[1]}catch{kb=process.resourceUsage().maxRSS}' +
+  'process.stderr.write("maxrss="+kb+"\\n")})';
 
 interface Run {
   ms: number;
   maxRssMB: number;
 }
 
-async function run(args: string[]): Promise<Run> {
+async function run(args: string[], size: Size): Promise<Run> {
+  const env = { ...process.env, PAYMENTS_API_KEY: 'sk_test_bench', PAYMENTS_BASE_URL: `${origin}/${size}` };
   const started = performance.now();
+  // Node as a merchant runs it: no flag but the probe.
   const child = spawn(process.execPath, ['--import', PROBE, ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (c: string) => {
@@ -112,43 +146,28 @@ async function run(args: string[]): Promise<Run> {
   return { ms, maxRssMB: kb / 1024 };
 }
 
-const cliOut = join(dir, 'cli.csv');
-const bareOut = join(dir, 'bare.csv');
-const cli = () => run([join(root, 'dist/cli.js'), 'export', 'payments', '--out', cliOut, '--locale', 'en']);
-const bare = () => run([self, '--bare', bareOut]);
+const outOf = (size: Size) => join(dir, `${size}.csv`);
+const cli = (size: Size) => run([join(root, 'dist/cli.js'), 'export', 'payments', '--out', outOf(size), '--locale', 'en'], size);
+const bare = () => run([self, '--bare', join(dir, 'bare.csv')], 'tenth');
 
-// Warm-up: the mock sorts its list once; both files must be the same bytes.
-await cli();
+// Warm-up, and the checks: the row counts, and the bare loop writes the same bytes as the CLI.
+await cli('tenth');
 await bare();
-const same = readFileSync(cliOut).equals(readFileSync(bareOut));
-if (!same) throw new Error(`the CLI and the bare loop wrote different files (${cliOut}, ${bareOut}): the comparison would be unfair`);
-const lines = readFileSync(cliOut, 'utf8').split('\n').length - 2;
-if (lines !== ROWS) throw new Error(`expected ${ROWS} rows, got ${lines}`);
+const same = readFileSync(outOf('tenth')).equals(readFileSync(join(dir, 'bare.csv')));
+if (!same) throw new Error('the CLI and the bare loop wrote different files: the wall-time comparison would be unfair');
 
-const one = () => run([join(root, 'dist/cli.js'), 'export', 'payments', '--status', 'canceled', '--out', join(dir, 'one.csv')]);
-const tenth = await run([join(root, 'dist/cli.js'), 'export', 'payments', '--status', 'failed', '--out', join(dir, 'tenth.csv')]);
-const ratios: number[] = [];
-const cliRuns: Run[] = [];
-const bareRuns: Run[] = [];
-// The one-page export's peak varies by 10-20 MB from run to run: it is measured in every round too.
-const oneRuns: Run[] = [];
+const runs: Record<Size | 'bare', Run[]> = { one: [], tenth: [], full: [], bare: [] };
 for (let round = 0; round < ROUNDS; round++) {
-  oneRuns.push(await one());
-  let c: Run;
-  let b: Run;
-  if (round % 2 === 0) {
-    b = await bare();
-    c = await cli();
-  } else {
-    c = await cli();
-    b = await bare();
-  }
-  cliRuns.push(c);
-  bareRuns.push(b);
-  ratios.push(c.ms / b.ms);
-  console.error(`round ${round + 1}/${ROUNDS}: cli ${c.ms.toFixed(0)} ms, bare ${b.ms.toFixed(0)} ms, ratio ${(c.ms / b.ms).toFixed(3)}`);
+  // Each round in another order, so that no size always follows the same one.
+  const order: Array<Size | 'bare'> = round % 2 === 0 ? ['one', 'tenth', 'bare', 'full'] : ['full', 'bare', 'tenth', 'one'];
+  for (const what of order) runs[what].push(what === 'bare' ? await bare() : await cli(what));
+  const rows = readFileSync(outOf('full'), 'utf8').split('\n').length - 2;
+  if (rows !== SIZES.full) throw new Error(`expected ${SIZES.full} rows, got ${rows}`);
+  console.error(
+    `round ${round + 1}/${ROUNDS}: peak RSS one page ${runs.one.at(-1)?.maxRssMB.toFixed(1)} MB, 100k ${runs.tenth.at(-1)?.maxRssMB.toFixed(1)} MB, 1M ${runs.full.at(-1)?.maxRssMB.toFixed(1)} MB`,
+  );
 }
-await server.close();
+server.close();
 rmSync(dir, { recursive: true, force: true });
 
 const median = (xs: number[]) => {
@@ -156,50 +175,37 @@ const median = (xs: number[]) => {
   const m = Math.floor(s.length / 2);
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 };
-const fullPeaks = cliRuns.map((r) => r.maxRssMB);
-const onePeaks = oneRuns.map((r) => r.maxRssMB);
-// Growth: median full-export peak − median one-page peak; its range pairs the extremes.
-const growth = median(fullPeaks) - median(onePeaks);
-const growthMin = Math.min(...fullPeaks) - Math.max(...onePeaks);
-const growthMax = Math.max(...fullPeaks) - Math.min(...onePeaks);
+const peak = (size: Size) => median(runs[size].map((r) => r.maxRssMB));
+const wall = (what: Size | 'bare') => median(runs[what].map((r) => r.ms)) / 1000;
+const growthTenth = peak('tenth') - peak('one');
+const growthFull = peak('full') - peak('one');
+const ratio = growthFull / growthTenth;
 const results = {
-  rows: ROWS,
-  rounds: ROUNDS,
   node: process.version,
   cpus: os.cpus().length,
-  identicalFiles: same,
-  cliMs: {
-    median: median(cliRuns.map((r) => r.ms)),
-    min: Math.min(...cliRuns.map((r) => r.ms)),
-    max: Math.max(...cliRuns.map((r) => r.ms)),
-  },
-  bareMs: {
-    median: median(bareRuns.map((r) => r.ms)),
-    min: Math.min(...bareRuns.map((r) => r.ms)),
-    max: Math.max(...bareRuns.map((r) => r.ms)),
-  },
-  ratio: { median: median(ratios), min: Math.min(...ratios), max: Math.max(...ratios), goal: 1.1 },
-  rss: {
-    onePageMB: { median: median(onePeaks), min: Math.min(...onePeaks), max: Math.max(...onePeaks) },
-    tenthMB: tenth.maxRssMB,
-    fullMB: { median: median(fullPeaks), min: Math.min(...fullPeaks), max: Math.max(...fullPeaks) },
-    growthMB: { median: growth, min: growthMin, max: growthMax },
-    bareMaxMB: Math.max(...bareRuns.map((r) => r.maxRssMB)),
-    goalMB: 50,
-  },
+  loadAverage: os.loadavg(),
+  rounds: ROUNDS,
+  peakRssMB: { onePage: peak('one'), rows100k: peak('tenth'), rows1M: peak('full') },
+  growthMB: { rows100k: growthTenth, rows1M: growthFull },
+  growthRatio: { value: ratio, goal: 1.25, met: ratio <= 1.25 },
+  wallSeconds: { rows100k: wall('tenth'), rows1M: wall('full'), bareLoop100k: wall('bare') },
+  all: runs,
 };
 writeFileSync(join(root, 'bench/cli-results.json'), `${JSON.stringify(results, null, 2)}\n`);
 
 const f1 = (n: number) => n.toFixed(1);
+const range = (size: Size) => {
+  const xs = runs[size].map((r) => r.maxRssMB);
+  return `${f1(Math.min(...xs))}–${f1(Math.max(...xs))}`;
+};
 console.log(`
-| ${ROWS.toLocaleString('en')} payments → CSV | median | min–max | goal | result |
-| --- | --- | --- | --- | --- |
-| wall time, CLI / bare \`for await\` (per-round ratio, ${ROUNDS} rounds) | ${results.ratio.median.toFixed(3)} | ${results.ratio.min.toFixed(3)}–${results.ratio.max.toFixed(3)} | ≤ 1.10 | ${results.ratio.median <= 1.1 ? 'ok' : 'MISSED'} |
-| CLI wall time | ${(results.cliMs.median / 1000).toFixed(2)} s | ${(results.cliMs.min / 1000).toFixed(2)}–${(results.cliMs.max / 1000).toFixed(2)} s | | |
-| bare loop wall time | ${(results.bareMs.median / 1000).toFixed(2)} s | ${(results.bareMs.min / 1000).toFixed(2)}–${(results.bareMs.max / 1000).toFixed(2)} s | | |
-| CLI peak RSS growth (full export − one-page export) | ${f1(growth)} MB | ${f1(growthMin)}–${f1(growthMax)} MB | < 50 MB | ${growth < 50 ? 'ok' : 'MISSED'} |
-| CLI peak RSS, full export | ${f1(median(fullPeaks))} MB | ${f1(Math.min(...fullPeaks))}–${f1(Math.max(...fullPeaks))} MB | | |
-| CLI peak RSS, one-page export | ${f1(median(onePeaks))} MB | ${f1(Math.min(...onePeaks))}–${f1(Math.max(...onePeaks))} MB | | |
-| CLI peak RSS, full export − a ${(ROWS / 10).toLocaleString('en')}-row export (flatness) | ${f1(median(fullPeaks) - tenth.maxRssMB)} MB | | | |
-| bare loop peak RSS | ${f1(results.rss.bareMaxMB)} MB | | | |
+| export payments → CSV, Node's defaults (${process.version}, ${ROUNDS} rounds) | median | min–max |
+| --- | --- | --- |
+| peak RSS, one page | ${f1(peak('one'))} MB | ${range('one')} MB |
+| peak RSS, 100,000 rows | ${f1(peak('tenth'))} MB | ${range('tenth')} MB |
+| peak RSS, 1,000,000 rows | ${f1(peak('full'))} MB | ${range('full')} MB |
+| growth, 100,000 rows | ${f1(growthTenth)} MB | |
+| growth, 1,000,000 rows | ${f1(growthFull)} MB | |
+| growth ratio 1M / 100k (goal ≤ 1.25) | ${ratio.toFixed(2)} | ${ratio <= 1.25 ? 'met' : 'MISSED'} |
+| wall time: 100k rows / 1M rows / bare loop 100k | ${wall('tenth').toFixed(2)} s / ${wall('full').toFixed(2)} s / ${wall('bare').toFixed(2)} s | |
 `);

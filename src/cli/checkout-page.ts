@@ -1,9 +1,9 @@
 /**
  * The hosted pages of `payments-sdk mock`: a checkout session's page at its `checkout_url`
- * (`/checkout/<reference>`, with Pay and Cancel) and a payment link's page at its `url`
- * (`/pay/<slug>`). They are served on their own origin, apart from the API, as a real hosted page
- * is. Pay and Cancel move the session and its payment on through the testing kit's actions, and hand
- * the resulting webhook delivery to `onDelivery`.
+ * (`/checkout/<reference>`, with Pay, Fail with a chosen `failure_reason`, and Cancel) and a payment
+ * link's page at its `url` (`/pay/<slug>`). They are served on their own origin, apart from the
+ * API, as a real hosted page is. Pay, Fail and Cancel move the session and its payment on through
+ * the testing kit's actions, and hand the resulting webhook delivery to `onDelivery`.
  */
 import { formatAmount } from '../money.js';
 import type { WebhookDelivery } from '../testing/delivery.js';
@@ -43,6 +43,11 @@ button.pay{background:#1a7f37;color:#fff;border-color:#1a7f37}.badge{font-family
   });
 }
 
+/** Reasons the Fail form suggests; any other text can be typed. */
+const FAILURE_REASONS = ['insufficient_funds', 'declined', 'expired', 'cancelled_by_payer', 'timeout', 'invalid_pin'];
+/** The longest `failure_reason` the page accepts. */
+const MAX_REASON_LENGTH = 100;
+
 function redirect(location: string): Response {
   return new Response(null, { status: 303, headers: { Location: location } });
 }
@@ -55,19 +60,31 @@ export async function answerHostedPage(
 ): Promise<Response> {
   const url = new URL(request.url);
   const method = request.method.toUpperCase();
-  const checkout = /^\/checkout\/([^/]+)(?:\/(pay|cancel))?\/?$/.exec(url.pathname);
+  const checkout = /^\/checkout\/([^/]+)(?:\/(pay|fail|cancel))?\/?$/.exec(url.pathname);
   const link = /^\/pay\/([^/]+)\/?$/.exec(url.pathname);
   try {
     if (checkout) {
       const reference = decodeURIComponent(checkout[1] as string);
       const action = checkout[2];
-      if (!action && method === 'GET') return sessionPage(mock, reference);
+      if (!action && method === 'GET') return sessionPage(mock, reference, url.searchParams.get('failed') ?? undefined);
       if (action && method === 'POST') {
         const session = mock.getCheckoutSession(reference);
         if (!session) return page(404, 'Not found', '<h1>Checkout session not found</h1>');
         if (action === 'pay') {
           onDelivery(await mock.paySession(reference));
           return redirect(session.success_url ?? url.pathname.replace(/\/pay\/?$/, ''));
+        }
+        if (action === 'fail') {
+          // The payment fails as the processor would report it: payment.failed with this reason;
+          // the session stays open, so the customer can try again.
+          const form = await request.formData();
+          const raw = form.get('failure_reason');
+          const reason = typeof raw === 'string' ? raw.trim() : '';
+          if (reason === '' || reason.length > MAX_REASON_LENGTH) {
+            return page(422, 'Bad reason', `<h1>Give a failure_reason of 1 to ${MAX_REASON_LENGTH} characters</h1>`);
+          }
+          onDelivery(await mock.paySession(reference, { outcome: 'failed', failure_reason: reason }));
+          return redirect(`${url.pathname.replace(/\/fail\/?$/, '')}?failed=${encodeURIComponent(reason)}`);
         }
         await mock.cancelSession(reference);
         return redirect(session.cancel_url ?? url.pathname.replace(/\/cancel\/?$/, ''));
@@ -92,14 +109,17 @@ export async function answerHostedPage(
   return page(404, 'Not found', '<h1>Page not found</h1>');
 }
 
-function sessionPage(mock: MockService, reference: string): Response {
+function sessionPage(mock: MockService, reference: string, failed?: string): Response {
   const session = mock.getCheckoutSession(reference);
   if (!session) return page(404, 'Not found', '<h1>Checkout session not found</h1>');
   const open = session.status === 'created' || session.status === 'pending_payment';
   const base = `/checkout/${encodeURIComponent(reference)}`;
   const actions = open
     ? `<form method="post" action="${base}/pay"><button class="pay" type="submit">Pay</button></form>
-<form method="post" action="${base}/cancel"><button type="submit">Cancel</button></form>`
+<form method="post" action="${base}/cancel"><button type="submit">Cancel</button></form>
+<form method="post" action="${base}/fail" class="fail"><p><label>failure_reason <input name="failure_reason" list="reasons" value="insufficient_funds" required maxlength="${MAX_REASON_LENGTH}"></label>
+<datalist id="reasons">${FAILURE_REASONS.map((r) => `<option value="${r}">`).join('')}</datalist>
+<button type="submit">Fail</button></p></form>`
     : `<p>This checkout session is <strong id="status">${escapeHtml(session.status)}</strong>.</p>`;
   return page(
     200,
@@ -107,6 +127,7 @@ function sessionPage(mock: MockService, reference: string): Response {
     `<h1>${escapeHtml(session.description ?? 'Checkout')}</h1>
 <div class="amount">${escapeHtml(amountText(session.amount, session.currency))}</div>
 <p class="muted">Reference <span class="badge">${escapeHtml(session.reference)}</span> · status <span class="badge" id="session-status">${escapeHtml(session.status)}</span></p>
+${failed ? `<p id="notice"><strong>Payment failed: <span class="badge" id="failure-reason">${escapeHtml(failed)}</span></strong></p>` : ''}
 ${actions}`,
   );
 }

@@ -19,7 +19,7 @@ export const EXIT = Object.freeze({
   invalidInput: 3,
   /** The service could not be used: an API error, a network failure, or an unexpected error. */
   service: 4,
-  /** Interrupted by Ctrl-C (SIGINT) after a clean stop: files are valid, the journal is written. */
+  /** Interrupted by Ctrl-C (SIGINT) after a clean stop: no file half-written, the journal is written. */
   interrupted: 130,
 });
 
@@ -27,11 +27,12 @@ export const EXIT = Object.freeze({
 export const EXIT_CODES_HELP = `
 Exit codes:
   0    success
-  1    the command ran but part of the work failed (endpoint answered non-2xx, a payout row failed)
+  1    the command ran but part of the work failed (endpoint answered non-2xx or late, a payout row failed)
   2    bad usage: unknown command or option, bad value, missing API key or secret
   3    invalid input file: every bad row is listed, nothing is sent
   4    service or network error
-  130  interrupted (Ctrl-C): output valid up to the last complete row, journal written`;
+  130  interrupted (Ctrl-C): an --out file is not written (its old content stays), stdout ends on
+       a complete row, the journal is written`;
 
 /** An error the CLI reports as one line, with its exit code. */
 export class CliError extends Error {

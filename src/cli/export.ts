@@ -1,18 +1,18 @@
 /**
  * `payments-sdk export <resource>`: every page of a list, streamed through the SDK's pagination to
  * CSV or JSON lines, written page by page as it arrives (one page in memory). Amounts stay in minor
- * units, each followed by a formatted column. Ctrl-C stops between pages: the file ends on the last
- * complete row.
+ * units, each followed by a formatted column. Memory stays flat by back-pressure alone: a page is
+ * written before the page after the next is asked for. A file appears whole or not at all: a
+ * failure or Ctrl-C leaves whatever `--out` held before.
  */
-import v8 from 'node:v8';
-import { runInNewContext } from 'node:vm';
+import { extname } from 'node:path';
 import type { Command } from 'commander';
 import { Stringifier } from 'csv-stringify';
 import type { PaymentsClient } from '../client.js';
 import type { PagePromise } from '../core/pagination.js';
 import { amountFormatterFor } from '../money.js';
 import { type ClientFlags, clientFrom } from './client-from-env.js';
-import { CliError, EXIT } from './exit-codes.js';
+import { CliError, describeError, EXIT, exitCodeOf } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { integerOption } from './integer-option.js';
 import { onInterrupt } from './interrupt.js';
@@ -87,6 +87,9 @@ interface ExportOptions extends ClientFlags {
   out?: string;
   locale?: string;
   perPage: number;
+  /** `false` with `--no-escape-formulas`. */
+  escapeFormulas: boolean;
+  bom?: boolean;
 }
 
 /** Registers `export` on the program. */
@@ -101,6 +104,8 @@ export function registerExport(program: Command): void {
     .option('--format <csv|jsonl>', "output format (default: from --out's extension, else csv)")
     .option('--out <file>', 'write to this file (default: stdout)')
     .option('--locale <bcp47>', "locale of the formatted amount columns (default: the system's)")
+    .option('--no-escape-formulas', "write CSV cells that start with =, +, -, @, tab or CR as they are (default: prefixed with ')")
+    .option('--bom', 'start the CSV with a UTF-8 byte-order mark, so that Excel reads accents and currency signs right')
     .option('--per-page <n>', 'page size', integerOption('--per-page', 1, 100), 100)
     .option('--api-key <key>', 'API key (default: PAYMENTS_API_KEY; prefer the environment)')
     .option('--base-url <url>', 'service URL (default: PAYMENTS_BASE_URL)')
@@ -108,9 +113,14 @@ export function registerExport(program: Command): void {
       'after',
       `
 CSV columns: the resource's fields; nested objects as JSON; amounts in minor units, each followed by
-<field>_formatted. Payouts and payment links add the fields of their first page. A progress bar
-shows on stderr when it is a terminal. Ctrl-C stops after the current page: the file ends on the
-last complete row (exit 130).`,
+<field>_formatted. Payouts and payment links add the fields of their first page. A text cell that
+starts with =, +, -, @, tab or CR gets a leading ' so that a spreadsheet shows it as text instead
+of running it as a formula (--no-escape-formulas turns this off). A progress bar shows on stderr
+when it is a terminal.
+
+--out appears whole or not at all: it is written beside its name and renamed at the end. A failure
+or Ctrl-C (exit 130) leaves whatever the file held before; the message says how many rows were
+read. On stdout, Ctrl-C stops after the current page, on a complete row.`,
     )
     .action(async (resource: string, options: ExportOptions, command: Command) => {
       await runExport(resource, options, command.optsWithGlobals<GlobalOptions>());
@@ -177,67 +187,6 @@ async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T, void, 
   }
 }
 
-/** The semi-space capacity at which an export stops the young generation's growth (two of them: 16 MB). */
-const SEMI_SPACE_CAP = 8 * 1024 * 1024;
-/** How much the old generation's use may grow between two full collections during an export. */
-const OLD_GENERATION_SLACK = 8 * 1024 * 1024;
-/** Calls after which V8 compiles a function with Maglev during an export (V8's default is far lower). */
-const MAGLEV_INVOCATIONS = 2000;
-
-/**
- * Keeps an export's memory flat; called after each page. An export allocates fast and briefly (a
- * `Request` per page, the body, the parsed envelope, the CSV text), and V8 answers that rate in two
- * ways that hold memory which is almost all dead:
- * - It doubles the young generation up to its default maximum (128 MB). `--max-semi-space-size` is
- *   read only when the heap is made, but the growth factor is read at each resize: once a semi-space
- *   has reached the cap, a factor of 1 stops it there. A semi-space's capacity is what it holds plus
- *   what it has left (`space_used_size + space_available_size` of `new_space`), counted without page
- *   headers, so a little under the power of two it is sized to: more than half the cap means it has
- *   doubled to the cap. The new space's `space_size` is no measure of it: since V8 14 (Node 26) it
- *   counts only the pages committed so far, which reach twice the capacity only after the next
- *   doubling has already happened.
- * - What a scavenge cannot free moves to the old generation: each request's fetch objects (request,
- *   headers, streams, abort signals), tied to finalizers and weak references that only a full
- *   collection clears, however often the young generation is scavenged. V8 collects the old
- *   generation only near a limit sized for far larger heaps; a full collection each time its use
- *   has grown by the slack keeps it near its live size (a few milliseconds each).
- * Scavenges run on this thread alone: in a young generation this small little survives each one,
- * and they take no longer without V8's helper threads, whose CPU the rest of the machine can use.
- * At an export's start hundreds of functions reach V8's Maglev threshold at once, and their queued
- * compile jobs hold tens of megabytes of compiler memory at the peak, most of it kept by malloc
- * after. A higher threshold leaves out the lukewarm ones (half as many compilations, a lower peak);
- * the hot ones are compiled as before. (Figures: BENCHMARKS.md, CLI.)
- * All of it changes this process only, which ends with the export.
- */
-function memoryKeeper(): () => void {
-  let capped = false;
-  let collect: (() => void) | undefined;
-  let oldFloor = -1;
-  v8.setFlagsFromString('--no-parallel-scavenge');
-  v8.setFlagsFromString(`--invocation-count-for-maglev=${MAGLEV_INVOCATIONS}`);
-  try {
-    v8.setFlagsFromString('--expose-gc');
-    collect = runInNewContext('gc') as () => void;
-  } catch {
-    collect = undefined;
-  }
-  return () => {
-    const spaces = v8.getHeapSpaceStatistics();
-    const young = spaces.find((s) => s.space_name === 'new_space');
-    // A V8 that reports no new space is capped at once: the cap must not depend on finding it.
-    if (!capped && (!young || young.space_used_size + young.space_available_size > SEMI_SPACE_CAP / 2)) {
-      v8.setFlagsFromString('--semi-space-growth-factor=1');
-      capped = true;
-    }
-    const old = spaces.find((s) => s.space_name === 'old_space')?.space_used_size ?? 0;
-    if (oldFloor < 0) oldFloor = old;
-    else if (collect && old >= oldFloor + OLD_GENERATION_SLACK) {
-      collect();
-      oldFloor = v8.getHeapSpaceStatistics().find((s) => s.space_name === 'old_space')?.space_used_size ?? 0;
-    }
-  };
-}
-
 /**
  * The export's CSV writer: one csv-stringify `Stringifier` for the whole export, fed a page of rows
  * and read back at once (all of it: reading lets the stream take rows it held back past its buffer
@@ -247,10 +196,17 @@ function memoryKeeper(): () => void {
  * field that holds a delimiter, a quote, `\n` or `\r`, testing for the line breaks with a list
  * built for every field. Without `quote_record_delimiter` it quotes a field holding the record
  * delimiter (`\n`), and `quoted_match: '\r'` quotes one holding `\r`: the same fields are quoted,
- * the bytes are the same, with about a quarter less garbage per field.
+ * the bytes are the same, with about a quarter less garbage per field. `escape_formulas` puts a `'`
+ * before a text cell starting with `=`, `+`, `-`, `@`, tab or CR (a payer's name comes from the
+ * customer; a spreadsheet would run it as a formula); numbers are never touched.
  */
-function csvWriter(): (rows: readonly unknown[][]) => string {
-  const stringifier = new Stringifier({ quote_record_delimiter: false, quoted_match: '\r', readableHighWaterMark: 1024 * 1024 });
+function csvWriter(escapeFormulas: boolean): (rows: readonly unknown[][]) => string {
+  const stringifier = new Stringifier({
+    quote_record_delimiter: false,
+    quoted_match: '\r',
+    escape_formulas: escapeFormulas,
+    readableHighWaterMark: 1024 * 1024,
+  });
   stringifier.setEncoding('utf8');
   // A record it refuses is reported as an 'error' event; it becomes this call's exception.
   let refused: Error | undefined;
@@ -272,6 +228,31 @@ function cell(value: unknown): unknown {
   return value;
 }
 
+/** The file extensions of each format. A file named otherwise would be misread (`x.xlsx` holding CSV). */
+const EXTENSIONS: Record<'csv' | 'jsonl', readonly string[]> = { csv: ['.csv'], jsonl: ['.jsonl', '.ndjson'] };
+
+/**
+ * The format of an export: `--format`, else the `--out` extension's, else CSV. An `--out` whose
+ * extension is not one of the format's is a problem, found before any request.
+ */
+function formatOf(options: ExportOptions, problems: string[]): 'csv' | 'jsonl' {
+  const extension = options.out === undefined ? '' : extname(options.out).toLowerCase();
+  const byExtension = (Object.keys(EXTENSIONS) as Array<'csv' | 'jsonl'>).find((f) => EXTENSIONS[f].includes(extension));
+  const format = options.format ?? byExtension ?? 'csv';
+  if (format !== 'csv' && format !== 'jsonl') {
+    problems.push(`--format must be csv or jsonl, got ${JSON.stringify(options.format)}`);
+    return 'csv';
+  }
+  if (extension !== '' && byExtension !== format) {
+    problems.push(
+      `--out ${options.out}: a ${format === 'csv' ? 'CSV' : 'JSON lines'} export goes to a ${EXTENSIONS[format].join(' or ')} file, not ${extension}` +
+        (options.format === undefined ? ' (exports are CSV or JSON lines; Excel opens a .csv: add --bom)' : ''),
+    );
+  }
+  if (options.bom && format !== 'csv') problems.push('--bom is for CSV files only (a byte-order mark breaks JSON lines readers)');
+  return format;
+}
+
 async function runExport(resource: string, options: ExportOptions, globals: GlobalOptions): Promise<void> {
   const spec = RESOURCES[resource];
   const problems: string[] = [];
@@ -279,8 +260,7 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
   if (options.from !== undefined && !DATE.test(options.from))
     problems.push(`--from must be YYYY-MM-DD, got ${JSON.stringify(options.from)}`);
   if (options.to !== undefined && !DATE.test(options.to)) problems.push(`--to must be YYYY-MM-DD, got ${JSON.stringify(options.to)}`);
-  const format = options.format ?? (options.out?.endsWith('.jsonl') || options.out?.endsWith('.ndjson') ? 'jsonl' : 'csv');
-  if (format !== 'csv' && format !== 'jsonl') problems.push(`--format must be csv or jsonl, got ${JSON.stringify(options.format)}`);
+  const format = formatOf(options, problems);
   if (problems.length > 0) throw new CliError(`${problems.join('; ')}.`);
   const client = clientFrom(options);
   const params: Record<string, unknown> = { per_page: options.perPage };
@@ -302,9 +282,9 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
   const { amounts } = spec as ResourceSpec;
   let header: string[] | undefined;
   let count = 0;
-  let interrupted = false;
-  const keepMemoryFlat = memoryKeeper();
-  const csv = format === 'csv' ? csvWriter() : undefined;
+  let pages = 0;
+  let failure: unknown;
+  const csv = format === 'csv' ? csvWriter(options.escapeFormulas !== false) : undefined;
   try {
     let plan: Array<(item: Record<string, unknown>) => unknown> = [];
     for await (const page of readAhead((spec as ResourceSpec).list(client, params, controller.signal).pages())) {
@@ -316,7 +296,7 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
           if (column.endsWith('_formatted') && amounts.includes(base)) return (item) => amount(item[base], item.currency);
           return (item) => cell(item[column]);
         });
-        if (csv) await out.write(csv([header]));
+        if (csv) await out.write(`${options.bom ? '\uFEFF' : ''}${csv([header])}`);
       }
       let chunk = '';
       if (!csv) {
@@ -324,29 +304,40 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
       } else if (page.data.length > 0) {
         chunk = csv(page.data.map((item) => plan.map((column) => column(item))));
       }
-      // One write per page: the file always ends on a complete row.
+      // One write per page, finished (or drained, on stdout) before the page after the next is
+      // asked for: back-pressure keeps memory flat, and stdout always ends on a complete row.
       await out.write(chunk);
       count += page.data.length;
-      keepMemoryFlat();
+      pages += 1;
       progress?.update(count);
       if (controller.signal.aborted) break;
     }
   } catch (error) {
-    if (!controller.signal.aborted) {
-      out.discard();
-      throw error;
-    }
+    if (!controller.signal.aborted) failure = error;
   } finally {
     progress?.stop();
     removeHandler();
-    interrupted = controller.signal.aborted;
-    out.close();
   }
-  const summary = { resource, format, count, out: options.out ?? null, interrupted };
-  if (globals.json && options.out) printJson(summary);
-  else
+  const interrupted = controller.signal.aborted;
+  // A file is renamed into place only when every page was written; otherwise its old content stays.
+  if (failure === undefined && !interrupted) out.close();
+  else out.discard();
+  const read = `${count} ${resource} read over ${pages} page${pages === 1 ? '' : 's'}`;
+  const notWritten = options.out ? `${options.out} not written (what it held before is untouched)` : undefined;
+  if (failure !== undefined) {
+    // What was and was not written: nothing is said when nothing was read and no file is at stake.
+    const said = [pages > 0 ? read : undefined, notWritten ?? (pages > 0 ? 'stdout holds only those rows' : undefined)];
+    const what = said.filter(Boolean).join(', ');
+    const wrapped = new CliError(`${describeError(failure)}${what ? `; ${what}.` : ''}`, exitCodeOf(failure));
+    if (failure instanceof Error && failure.stack) wrapped.stack = `${wrapped.message}\n${failure.stack}`;
+    throw wrapped;
+  }
+  const written = options.out !== undefined && !interrupted;
+  if (globals.json && options.out) printJson({ resource, format, count, out: options.out, written, interrupted });
+  else if (interrupted) {
     process.stderr.write(
-      `${interrupted ? 'Interrupted: ' : ''}exported ${count} ${resource}${options.out ? ` to ${options.out}` : ''}${interrupted ? ' (valid up to the last complete row)' : ''}\n`,
+      `Interrupted: ${read}; ${notWritten ?? 'stdout ends on the last complete row'}. Run the command again for the whole export.\n`,
     );
+  } else process.stderr.write(`exported ${count} ${resource}${options.out ? ` to ${options.out}` : ''}\n`);
   process.exitCode = interrupted ? EXIT.interrupted : EXIT.ok;
 }

@@ -16,6 +16,7 @@ import { answerHostedPage } from './checkout-page.js';
 import { CliError, describeError, EXIT } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { integerOption } from './integer-option.js';
+import { answerMockEvent } from './mock-events.js';
 import { printJson } from './output.js';
 
 interface MockOptions {
@@ -53,7 +54,8 @@ export function registerMock(program: Command): void {
       `
 Direct charges succeed after --settle-after ms (payment.succeeded); payouts go pending_approval →
 approved → processing → completed, one step per delay (payout.* events). A checkout session's
-checkout_url opens a hosted page with Pay and Cancel. Ctrl-C stops the server (exit 0).
+checkout_url opens a hosted page with Pay, Cancel, and Fail with a
+failure_reason of your choice (payment.failed). Ctrl-C stops the server (exit 0).
 The keys and secret it prints are the mock's own test credentials, made fresh at each start.`,
     )
     .action(async (options: MockOptions, command: Command) => {
@@ -186,6 +188,8 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
   };
 
   answerApi = async (request) => {
+    const made = await answerMockEvent(mock, request);
+    if (made) return made;
     const response = await mock.fetch(request);
     await afterCreation(request, response);
     return response;
@@ -202,6 +206,13 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);
   });
+  // The variables a merchant's app and the other commands read, as `export NAME=value` lines.
+  const variables: Record<string, string> = {
+    PAYMENTS_BASE_URL: api.url,
+    PAYMENTS_API_KEY: mock.apiKey,
+    ...(mock.liveApiKey ? { PAYMENTS_LIVE_API_KEY: mock.liveApiKey } : {}),
+    PAYMENTS_WEBHOOK_SECRET: mock.webhookSecret,
+  };
   const ready = {
     type: 'ready',
     baseUrl: api.url,
@@ -210,19 +221,19 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
     webhookSecret: mock.webhookSecret,
     checkoutBaseUrl: pages.url,
     forwardTo: forwardTo ?? null,
+    env: variables,
   };
   if (globals.json) printJson(ready);
   else {
+    // Every line pastes into a POSIX shell: the comments are comments, the rest are exports.
     process.stdout.write(
       [
-        `Mock payments service on ${api.url}`,
-        `  PAYMENTS_BASE_URL=${api.url}`,
-        `  PAYMENTS_API_KEY=${ready.sandboxKey}   (sandbox key)`,
-        `  live key:      ${ready.liveKey ?? '(none)'}   (payouts need it)`,
-        `  PAYMENTS_WEBHOOK_SECRET=${ready.webhookSecret}`,
-        `  checkout pages: ${pages.url}/checkout/<reference>`,
-        forwardTo ? `  forwarding webhook deliveries to ${forwardTo}` : '  webhook deliveries are not forwarded (--forward-to URL)',
-        "These are the mock's own test credentials. Ctrl-C to stop.",
+        `# Mock payments service on ${api.url}: its own test credentials, made fresh at each start.`,
+        '# Paste these lines into the shell that runs your app (the live key is for payouts):',
+        ...Object.entries(variables).map(([name, value]) => `export ${name}=${shellWord(value)}`),
+        `# Checkout pages: ${pages.url}/checkout/<reference>`,
+        forwardTo ? `# Forwarding webhook deliveries to ${forwardTo}` : '# Webhook deliveries are not forwarded (--forward-to URL).',
+        '# Ctrl-C to stop.',
         '',
       ].join('\n'),
     );
@@ -232,4 +243,9 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
   for (const timer of timers) clearTimeout(timer);
   await Promise.all([api.close(), pages.close()]);
   process.exitCode = EXIT.ok;
+}
+
+/** `value` as one POSIX shell word: as it is when it holds only safe characters, else single-quoted. */
+function shellWord(value: string): string {
+  return /^[\w.:/@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }

@@ -104,18 +104,51 @@ export class PagePromise<T> extends APIPromise<Page<T>> implements AsyncIterable
   }
 }
 
+/** Empty pages in a row, each with a next link, after which a walk stops: a list that has ended sends `next: null`. */
+const MAX_EMPTY_PAGES = 3;
+/** Pages a walk may go past the largest `meta.last_page` it was told (items created during the walk move the end). */
+const PAGES_PAST_LAST = 2;
+
 /**
  * The one page walk: every page from `first` on, each with its response, until `links.next` is
- * `null`. A link already visited in this walk would loop forever, so it stops the walk with a
- * {@link PaymentsError}. Only the current page is held: memory stays flat.
+ * `null`. A walk that would never end stops with a {@link PaymentsError}:
+ * - a `links.next` already visited in this walk (a loop);
+ * - {@link MAX_EMPTY_PAGES} empty pages in a row that still name a next page;
+ * - more pages than the largest `meta.last_page`, or more items than the largest `meta.total`,
+ *   that any page gave, by more than {@link PAGES_PAST_LAST} pages (links that are always new).
+ * Only the current page is held: memory stays flat.
  * @internal Used by {@link PagePromise.pages} and by helpers that need each page's response.
  */
 export async function* walkPages<T>(first: APIPromise<Page<T>>): AsyncGenerator<WithResponse<Page<T>>, void, undefined> {
   let current = await first.withResponse();
   const visited = new Set<string>();
-  yield current;
-  while (current.data.hasNextPage()) {
+  let pages = 0;
+  let items = 0;
+  let emptyInARow = 0;
+  let lastPage = 0;
+  let total = 0;
+  let perPage = 0;
+  for (;;) {
+    const { data, meta } = current.data;
+    pages += 1;
+    items += data.length;
+    emptyInARow = data.length === 0 ? emptyInARow + 1 : 0;
+    if (typeof meta?.last_page === 'number' && meta.last_page > lastPage) lastPage = meta.last_page;
+    if (typeof meta?.total === 'number' && meta.total > total) total = meta.total;
+    perPage = Math.max(perPage, data.length, typeof meta?.per_page === 'number' ? meta.per_page : 0);
+    yield current;
+    if (!current.data.hasNextPage()) return;
     const next = current.data.links.next as string;
+    if (emptyInARow >= MAX_EMPTY_PAGES) {
+      throw new PaymentsError(
+        `Pagination stopped: ${emptyInARow} empty pages in a row still name a next page (links.next ${next}); the service is not ending the list. ${items} items were read over ${pages} pages.`,
+      );
+    }
+    if (pages >= lastPage + PAGES_PAST_LAST || items > total + PAGES_PAST_LAST * perPage) {
+      throw new PaymentsError(
+        `Pagination stopped: page ${pages + 1} was asked for (links.next ${next}) but the service reported ${lastPage} pages and ${total} items; ${items} items were read over ${pages} pages, and the list does not end.`,
+      );
+    }
     // Remembered by what is requested (pathOfLink): links that differ only in origin or in a prefix
     // before /api/v1 are the same request.
     const key = pathOfLink(next) ?? next;
@@ -126,7 +159,6 @@ export async function* walkPages<T>(first: APIPromise<Page<T>>): AsyncGenerator<
     }
     visited.add(key);
     current = await current.data.getNextPage().withResponse();
-    yield current;
   }
 }
 

@@ -83,4 +83,27 @@ describe.skipIf(!available)('hosted checkout page in chromium', () => {
     expect(delivered.data.uuid).toBe(payment?.uuid);
     await page.close();
   });
+
+  it('opens checkout_url, types a failure_reason and clicks Fail: payment failed with that reason, payment.failed delivered', async () => {
+    const session = await client.checkoutSessions.create({ amount: 4_000, currency: 'XOF', description: 'One bag of tea' });
+    const page = await browser.newPage();
+    await page.goto(session.checkout_url);
+    await page.getByLabel('failure_reason').fill('insufficient_funds_in_wallet');
+    await Promise.all([
+      page.waitForURL((u) => u.searchParams.has('failed')),
+      page.getByRole('button', { name: 'Fail', exact: true }).click(),
+    ]);
+    expect(await page.locator('#failure-reason').textContent()).toBe('insufficient_funds_in_wallet');
+
+    const payment = await client.checkoutSessions.findPayment(session.reference);
+    expect(payment).toMatchObject({ status: 'failed', failure_reason: 'insufficient_funds_in_wallet' });
+    const delivered = await endpoint.waitFor(
+      (r) => r.type === 'payment.failed' && r.data.checkout_session === session.reference,
+      'payment.failed',
+    );
+    expect(delivered.data).toMatchObject({ uuid: payment?.uuid, failure_reason: 'insufficient_funds_in_wallet' });
+    // The session is still open: the customer can pay after all.
+    expect(await page.getByRole('button', { name: 'Pay', exact: true }).count()).toBe(1);
+    await page.close();
+  });
 });

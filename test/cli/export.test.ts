@@ -1,12 +1,13 @@
 /**
  * `payments-sdk export`, the built bin as a child process against the testing kit's service on
  * 127.0.0.1: every page to CSV / JSON lines, the formatted amount columns, filters, the progress bar
- * on a terminal only (a pseudo-terminal from util-linux `script`), Ctrl-C mid-export, and keys
- * that never show.
+ * on a terminal only (a pseudo-terminal from util-linux `script`), files that appear whole or not
+ * at all (a refused key, a failure on page 2, Ctrl-C, a list that never ends), spreadsheet formulas
+ * escaped, the byte-order mark, `--out` extensions, and keys that never show.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -32,11 +33,17 @@ const mock = createMockService({
 
 /** Set to hold the answer to page 3 until released, so that Ctrl-C lands mid-export. */
 let stall: { reached: () => void; release: Promise<void> } | undefined;
+/** Set to answer some requests itself (a failing page, a list that never ends); `undefined` passes to the mock. */
+let override: ((request: Request) => Response | undefined) | undefined;
+let requests = 0;
 let server: MockHttpServer;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   server = await startServer(async (request) => {
+    requests += 1;
+    const answer = override?.(request);
+    if (answer) return answer;
     const hold = stall;
     if (hold && new URL(request.url).searchParams.get('page') === '3') {
       hold.reached();
@@ -50,6 +57,8 @@ afterAll(() => server.close());
 
 type Row = Record<string, string>;
 const readCsv = (path: string): Row[] => parse(readFileSync(path, 'utf8'), { columns: true }) as Row[];
+/** Temporary files an export left beside its target (there must be none once it ended). */
+const leftovers = () => readdirSync(dir).filter((name) => name.endsWith('.partial'));
 
 describe('payments-sdk export', () => {
   it('writes every page of payments to a CSV file: minor units, a formatted column beside each amount', async () => {
@@ -115,8 +124,9 @@ describe('payments-sdk export', () => {
     expect(readCsv(join(dir, 'tty.csv'))).toHaveLength(TOTAL);
   });
 
-  it('Ctrl-C mid-export exits 130 and leaves a valid file ending on the last complete row; a rerun finishes', async () => {
+  it('Ctrl-C mid-export exits 130 and leaves --out as it was (whole or nothing); a rerun writes it whole', async () => {
     const out = join(dir, 'interrupted.csv');
+    writeFileSync(out, 'last month\n');
     let release = () => {};
     const reached = new Promise<void>((resolve) => {
       stall = { reached: resolve, release: new Promise<void>((r) => (release = r)) };
@@ -132,14 +142,33 @@ describe('payments-sdk export', () => {
     stall = undefined;
     release();
     expect(result.code).toBe(130);
-    expect(result.stderr).toContain(`Interrupted: exported 200 payments to ${out} (valid up to the last complete row)`);
-    const text = readFileSync(out, 'utf8');
-    expect(text.endsWith('\n')).toBe(true);
-    expect(readCsv(out)).toHaveLength(200);
+    expect(result.stderr).toContain(`Interrupted: 200 payments read over 2 pages; ${out} not written (what it held before is untouched).`);
+    expect(readFileSync(out, 'utf8')).toBe('last month\n');
+    expect(leftovers()).toEqual([]);
 
     const rerun = await runCli(['export', 'payments', '--out', out], env);
     expect(rerun.code).toBe(0);
     expect(readCsv(out)).toHaveLength(TOTAL);
+  });
+
+  it('Ctrl-C on stdout stops after the current page, on a complete row', async () => {
+    let release = () => {};
+    const reached = new Promise<void>((resolve) => {
+      stall = { reached: resolve, release: new Promise<void>((r) => (release = r)) };
+    });
+    const child = spawn(process.execPath, [cliPath, 'export', 'payments', '--per-page', '100'], {
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const done = collect(child);
+    await reached;
+    child.kill('SIGINT');
+    const result = await done;
+    stall = undefined;
+    release();
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('Interrupted: 200 payments read over 2 pages; stdout ends on the last complete row.');
+    expect(parse(result.stdout, { columns: true })).toHaveLength(200);
   });
 
   it('a reader that goes away (`| head -1`) ends the export quietly with exit 0', async () => {
@@ -176,6 +205,140 @@ describe('payments-sdk export', () => {
   });
 });
 
+describe('payments-sdk export, whole files or none', () => {
+  it('a refused key leaves an existing --out untouched: exit 4, one line saying it was not written', async () => {
+    const out = join(dir, 'october.csv');
+    writeFileSync(out, 'the October export\n');
+    const result = await runCli(['export', 'payments', '--out', out, '--api-key', 'sk_test_refused_key'], {
+      PAYMENTS_BASE_URL: server.url,
+    });
+    expect(result.code).toBe(4);
+    expect(result.stderr).toMatch(/^error: .*\(HTTP 401\); .*october\.csv not written \(what it held before is untouched\)\.\n$/);
+    expect(readFileSync(out, 'utf8')).toBe('the October export\n');
+    expect(leftovers()).toEqual([]);
+  });
+
+  it('a failure on page 2 leaves the old file as it was, and says how many rows were read', async () => {
+    const out = join(dir, 'page-two.csv');
+    writeFileSync(out, 'before\n');
+    override = (request) =>
+      new URL(request.url).searchParams.get('page') === '2'
+        ? Response.json({ message: 'Cette action est non autorisée.' }, { status: 403 })
+        : undefined;
+    try {
+      const result = await runCli(['export', 'payments', '--out', out, '--per-page', '100'], env);
+      expect(result.code).toBe(4);
+      expect(result.stderr).toBe(
+        `error: Cette action est non autorisée. (HTTP 403); 100 payments read over 1 page, ${out} not written (what it held before is untouched).\n`,
+      );
+      expect(readFileSync(out, 'utf8')).toBe('before\n');
+      expect(leftovers()).toEqual([]);
+      // On stdout the rows already written stay, and the message says the output holds only them.
+      const piped = await runCli(['export', 'payments', '--per-page', '100'], env);
+      expect(piped.code).toBe(4);
+      expect(piped.stderr).toContain('; 100 payments read over 1 page, stdout holds only those rows.');
+      expect(parse(piped.stdout, { columns: true })).toHaveLength(100);
+    } finally {
+      override = undefined;
+    }
+  });
+
+  it('a list that never ends (always a new next link, empty pages) stops with a clear error; no file', async () => {
+    const out = join(dir, 'endless.csv');
+    override = (request) => {
+      const url = new URL(request.url);
+      if (!url.pathname.endsWith('/payments')) return undefined;
+      const page = Number(url.searchParams.get('page') ?? '1');
+      return Response.json({
+        data: [],
+        links: { first: null, last: null, prev: null, next: `${server.url}/api/v1/payments?page=${page + 1}&c=${page * 7}` },
+        meta: { current_page: page, last_page: 1000, per_page: 100, total: 100_000 },
+      });
+    };
+    requests = 0;
+    try {
+      const result = await runCli(['export', 'payments', '--out', out], env);
+      expect(result.code).toBe(4);
+      expect(result.stderr).toMatch(/^error: Pagination stopped: 3 empty pages in a row still name a next page .*endless\.csv not written/);
+      expect(requests).toBeLessThanOrEqual(4);
+      expect(existsSync(out)).toBe(false);
+      expect(leftovers()).toEqual([]);
+    } finally {
+      override = undefined;
+    }
+  });
+
+  it('refuses an --out whose extension does not match the format, before any request', async () => {
+    requests = 0;
+    const xlsx = await runCli(['export', 'payments', '--out', join(dir, 'x.xlsx')], env);
+    expect(xlsx.code).toBe(2);
+    expect(xlsx.stderr).toBe(
+      `error: --out ${join(dir, 'x.xlsx')}: a CSV export goes to a .csv file, not .xlsx (exports are CSV or JSON lines; Excel opens a .csv: add --bom).\n`,
+    );
+    const mismatch = await runCli(['export', 'payments', '--out', join(dir, 'y.csv'), '--format', 'jsonl'], env);
+    expect(mismatch.code).toBe(2);
+    expect(mismatch.stderr).toContain('a JSON lines export goes to a .jsonl or .ndjson file, not .csv');
+    const bomJsonl = await runCli(['export', 'payments', '--format', 'jsonl', '--bom'], env);
+    expect(bomJsonl.code).toBe(2);
+    expect(bomJsonl.stderr).toContain('--bom is for CSV files only');
+    expect(requests).toBe(0);
+    expect(existsSync(join(dir, 'x.xlsx'))).toBe(false);
+    expect(existsSync(join(dir, 'y.csv'))).toBe(false);
+  });
+});
+
+describe('payments-sdk export, spreadsheets', () => {
+  // Text a customer typed (a payer's name, a description) that a spreadsheet would run as a formula.
+  const hostile = ['=HYPERLINK("http://127.0.0.1:9/x","click")', '+33 1', '-2+3', '@SUM(A1)', '\tTab', '\rReturn', 'Awa Diop'];
+  const sheet = createMockService({
+    seed: {
+      checkoutSessions: hostile.map((description, i) => ({ amount: 100 + i, currency: 'XOF', description, payer_name: 'Élodie N’Diaye' })),
+    },
+  });
+  let sheetServer: MockHttpServer;
+  let sheetEnv: Record<string, string>;
+  beforeAll(async () => {
+    sheetServer = await startServer((request) => sheet.fetch(request));
+    sheetEnv = { PAYMENTS_API_KEY: sheet.apiKey, PAYMENTS_BASE_URL: sheetServer.url };
+  });
+  afterAll(() => sheetServer.close());
+
+  it('escapes cells starting with =, +, -, @, tab or CR with a leading quote by default; numbers stay numbers', async () => {
+    const result = await runCli(['export', 'checkout-sessions', '--locale', 'en'], sheetEnv);
+    expect(result.code).toBe(0);
+    const rows = parse(result.stdout, { columns: true }) as Row[];
+    expect(rows.map((r) => r.description).sort()).toEqual(hostile.map((d) => (d === 'Awa Diop' ? d : `'${d}`)).sort());
+    expect(rows.map((r) => r.amount).sort()).toEqual(hostile.map((_, i) => String(100 + i)).sort());
+    // Quoting is as before: the escaped cell with a quote and a comma is quoted and doubled.
+    expect(result.stdout).toContain(`"'=HYPERLINK(""http://127.0.0.1:9/x"",""click"")"`);
+  });
+
+  it('--no-escape-formulas writes them as they are; JSON lines are never altered', async () => {
+    const raw = await runCli(['export', 'checkout-sessions', '--no-escape-formulas'], sheetEnv);
+    expect(raw.code).toBe(0);
+    expect((parse(raw.stdout, { columns: true }) as Row[]).map((r) => r.description).sort()).toEqual([...hostile].sort());
+    const jsonl = await runCli(['export', 'checkout-sessions', '--format', 'jsonl'], sheetEnv);
+    const descriptions = jsonl.stdout
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { description: string }).description);
+    expect(descriptions.sort()).toEqual([...hostile].sort());
+  });
+
+  it('--bom starts the file with a UTF-8 byte-order mark (Excel then reads accents right); none without it', async () => {
+    const withBom = join(dir, 'bom.csv');
+    const without = join(dir, 'no-bom.csv');
+    expect((await runCli(['export', 'checkout-sessions', '--bom', '--out', withBom], sheetEnv)).code).toBe(0);
+    expect((await runCli(['export', 'checkout-sessions', '--out', without], sheetEnv)).code).toBe(0);
+    const bytes = readFileSync(withBom);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(bytes.subarray(3).equals(readFileSync(without))).toBe(true);
+    const rows = parse(bytes, { columns: true, bom: true }) as Row[];
+    expect(rows[0]?.payer_name).toBe('Élodie N’Diaye');
+    expect(Object.keys(rows[0] ?? {})[0]).toBe('reference');
+  });
+});
+
 describe('payments-sdk export, CSV quoting', () => {
   // Every field that holds a delimiter, a quote, \n or \r is quoted, and nothing else: the
   // export's csv-stringify options must quote exactly what its defaults quote.
@@ -202,75 +365,26 @@ describe('payments-sdk export, CSV quoting', () => {
   });
 });
 
-describe('payments-sdk export, memory', () => {
-  // 500 pages: enough promoted garbage for at least one requested full collection (8 MB slack).
-  const ROWS = 50_000;
-  const big = createMockService({
-    seed: { payments: Array.from({ length: ROWS }, (_, i) => ({ gross_amount: 500 + i, currency: i % 4 === 0 ? 'GHS' : 'XOF' })) },
-  });
-  let bigServer: MockHttpServer;
-  beforeAll(async () => {
-    bigServer = await startServer((request) => big.fetch(request));
-  });
-  afterAll(() => bigServer.close());
-
+describe('payments-sdk export, with Node as it comes', () => {
   it.each(nodes)(
-    "keeps V8's young generation at 16 MB and collects the old generation as it grows, over a 500-page export, on $name",
+    'exports on $name without setting a V8 flag or calling gc()',
     async ({ name, bin }) => {
       expect(existsSync(bin), `${bin} is a devDependency: run npm install`).toBe(true);
-      const probe = capacityProbe();
-      const out = join(dir, `big ${name}.csv`);
-      // --trace-gc prints each collection on stdout (the CSV goes to a file); a requested full
-      // collection shows as "Mark-Compact … testing". Unhelped, V8 grows the young generation towards
-      // 128 MB and leaves the old generation uncollected over so short a run.
-      const child = spawn(bin, ['--trace-gc', '--import', probe, cliPath, 'export', 'payments', '--out', out], {
-        env: childEnv({ PAYMENTS_API_KEY: big.apiKey, PAYMENTS_BASE_URL: bigServer.url }),
+      const out = join(dir, `defaults ${name}.csv`);
+      // The probe replaces both ways in (v8.setFlagsFromString, a gc function) with ones that say so.
+      const probe =
+        'data:text/javascript,import v8 from "node:v8";const real=v8.setFlagsFromString.bind(v8);' +
+        'v8.setFlagsFromString=(f)=>{process.stderr.write("setFlagsFromString "+f+"\\n");real(f)};' +
+        'globalThis.gc=()=>process.stderr.write("gc()\\n");';
+      const child = spawn(bin, ['--import', probe, cliPath, 'export', 'payments', '--per-page', '20', '--out', out], {
+        env: childEnv(env),
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       const result = await collect(child);
       expect(result.code).toBe(0);
-      expect(readCsv(out)).toHaveLength(ROWS);
-      const capacity = Number(/capacity=(\d+)/.exec(result.stderr)?.[1]);
-      expect(capacity).toBeGreaterThan(0);
-      expect(capacity).toBeLessThanOrEqual(8 * 1024 * 1024);
-      expect(result.stdout).toMatch(/Mark-Compact.*testing/);
-      // The cap is a flag set at run time: a V8 that refused it says so on stderr.
-      expect(result.stderr).not.toMatch(/unrecognized flag|illegal value/i);
+      expect(result.stderr).toBe(`exported ${TOTAL} payments to ${out}\n`);
+      expect(readCsv(out)).toHaveLength(TOTAL);
     },
     60_000,
   );
-
-  it('caps the young generation at once on a V8 whose heap statistics name no new space', async () => {
-    const out = join(dir, 'big no new space.csv');
-    const child = spawn(
-      process.execPath,
-      ['--import', capacityProbe({ hideNewSpace: true }), cliPath, 'export', 'payments', '--out', out],
-      {
-        env: childEnv({ PAYMENTS_API_KEY: big.apiKey, PAYMENTS_BASE_URL: bigServer.url }),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    const result = await collect(child);
-    expect(result.code).toBe(0);
-    const capacity = Number(/capacity=(\d+)/.exec(result.stderr)?.[1]);
-    expect(capacity).toBeGreaterThan(0);
-    expect(capacity).toBeLessThanOrEqual(8 * 1024 * 1024);
-  }, 60_000);
 });
-
-/**
- * An `--import` module that writes `capacity=<bytes>` to stderr as the process exits: the semi-space's
- * capacity, what it holds plus what it has left (the new space's `space_size` counts only committed
- * pages on V8 14). With `hideNewSpace`, the process's own code sees the new space under another name.
- */
-function capacityProbe({ hideNewSpace = false } = {}): string {
-  const hide = hideNewSpace
-    ? 'v8.getHeapSpaceStatistics=()=>stats().map(s=>s.space_name==="new_space"?{...s,space_name:"young_space"}:s);'
-    : '';
-  return (
-    'data:text/javascript,import v8 from "node:v8";const stats=v8.getHeapSpaceStatistics.bind(v8);' +
-    hide +
-    'process.on("exit",()=>{const n=stats().find(s=>s.space_name==="new_space");' +
-    'process.stderr.write("capacity="+(n.space_used_size+n.space_available_size)+"\\n")})'
-  );
-}

@@ -3,6 +3,7 @@
  * against it, deliveries forwarded (signed, verified by a real endpoint) as payments and payouts
  * settle, the hosted checkout page on its own origin, the seed file, usage errors and Ctrl-C.
  */
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,6 +103,26 @@ describe('payments-sdk mock', () => {
     await endpoint.waitFor((r) => r.type === 'payment.succeeded' && r.data.checkout_session === session.reference, 'the session payment');
   });
 
+  it('Fail on the hosted page fails the payment with the failure_reason chosen: payment.failed, the session stays open', async () => {
+    const session = await sandbox.checkoutSessions.create({ amount: 3300, currency: 'XOF' });
+    const failed = await fetch(`${session.checkout_url}/fail`, {
+      method: 'POST',
+      body: new URLSearchParams({ failure_reason: 'expired' }),
+      redirect: 'manual',
+    });
+    expect(failed.status).toBe(303);
+    expect(failed.headers.get('location')).toMatch(/\?failed=expired$/);
+    const payment = await sandbox.checkoutSessions.findPayment(session.reference);
+    expect(payment).toMatchObject({ status: 'failed', failure_reason: 'expired' });
+    const delivered = await endpoint.waitFor(
+      (r) => r.type === 'payment.failed' && r.data.checkout_session === session.reference,
+      'payment.failed',
+    );
+    expect(delivered.data.failure_reason).toBe('expired');
+    const empty = await fetch(`${session.checkout_url}/fail`, { method: 'POST', body: new URLSearchParams({ failure_reason: ' ' }) });
+    expect(empty.status).toBe(422);
+  });
+
   it('Cancel on the hosted page cancels the session and redirects to cancel_url', async () => {
     const session = await sandbox.checkoutSessions.create({ amount: 100, currency: 'XOF', cancel_url: 'http://127.0.0.1:9/cancelled' });
     const cancelled = await fetch(`${session.checkout_url}/cancel`, { method: 'POST', redirect: 'manual' });
@@ -133,8 +154,67 @@ describe('payments-sdk mock, errors and stop', () => {
 
   it('stops on Ctrl-C with exit 0', async () => {
     const mock = new CliProcess(['mock', '--port', '0']);
-    await mock.waitForLine((l) => l.startsWith('Mock payments service on http://127.0.0.1:'), 'banner');
-    expect(mock.lines.join('\n')).toMatch(/PAYMENTS_WEBHOOK_SECRET=whsec_/);
+    await mock.waitForLine((l) => l.startsWith('# Ctrl-C to stop.'), 'banner');
+    expect(mock.lines.join('\n')).toMatch(/^export PAYMENTS_WEBHOOK_SECRET=whsec_/m);
     expect(await mock.interrupt()).toBe(0);
+  });
+});
+
+describe('payments-sdk mock, what it prints', () => {
+  it('prints export NAME=value lines that a shell runs as they are; the live key is PAYMENTS_LIVE_API_KEY; the SDK works with them', async () => {
+    const mock = new CliProcess(['mock', '--port', '0']);
+    try {
+      await mock.waitForLine((l) => l.startsWith('# Ctrl-C to stop.'), 'banner');
+      const banner = mock.lines.join('\n');
+      expect(mock.lines.every((l) => l === '' || l.startsWith('# ') || /^export [A-Z_]+=\S+$/.test(l))).toBe(true);
+      expect(mock.lines.filter((l) => l.startsWith('export ')).map((l) => l.slice(7, l.indexOf('=')))).toEqual([
+        'PAYMENTS_BASE_URL',
+        'PAYMENTS_API_KEY',
+        'PAYMENTS_LIVE_API_KEY',
+        'PAYMENTS_WEBHOOK_SECRET',
+      ]);
+      // The whole banner, pasted into sh -e as it is, then the variables read back.
+      const shell = spawnSync('sh', ['-e', '-c', `${banner}\nenv`], { encoding: 'utf8', env: { PATH: process.env.PATH } });
+      expect(shell.status).toBe(0);
+      expect(shell.stderr).toBe('');
+      const vars = Object.fromEntries(
+        shell.stdout
+          .split('\n')
+          .filter((l) => l.startsWith('PAYMENTS_'))
+          .map((l) => [l.slice(0, l.indexOf('=')), l.slice(l.indexOf('=') + 1)]),
+      );
+      expect(vars.PAYMENTS_BASE_URL).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(vars.PAYMENTS_API_KEY).toMatch(/^sk_test_/);
+      expect(vars.PAYMENTS_LIVE_API_KEY).toMatch(/^sk_live_/);
+      expect(vars.PAYMENTS_WEBHOOK_SECRET).toMatch(/^whsec_/);
+      const sandbox = new PaymentsClient({ apiKey: vars.PAYMENTS_API_KEY, baseUrl: vars.PAYMENTS_BASE_URL });
+      expect(await sandbox.payments.list().toArray()).toEqual([]);
+      const live = new PaymentsClient({ apiKey: vars.PAYMENTS_LIVE_API_KEY, baseUrl: vars.PAYMENTS_BASE_URL });
+      const payout = await live.payouts.create({
+        amount: 1000,
+        currency: 'XOF',
+        destination: { type: 'mobile_money', country: 'SEN', provider: 'wave', phone: '221781234567' },
+      });
+      expect(payout.status).toBe('pending_approval');
+    } finally {
+      await mock.interrupt();
+    }
+  });
+
+  it('--json prints one JSON line with the same variables under env', async () => {
+    const mock = new CliProcess(['mock', '--port', '0', '--json']);
+    try {
+      const line = await mock.waitForLine((l) => l.includes('"ready"'), 'ready line');
+      expect(mock.lines).toEqual([line]);
+      const ready = JSON.parse(line) as { env: Record<string, string>; sandboxKey: string; liveKey: string; baseUrl: string };
+      expect(ready.env).toEqual({
+        PAYMENTS_BASE_URL: ready.baseUrl,
+        PAYMENTS_API_KEY: ready.sandboxKey,
+        PAYMENTS_LIVE_API_KEY: ready.liveKey,
+        PAYMENTS_WEBHOOK_SECRET: expect.stringMatching(/^whsec_/),
+      });
+    } finally {
+      await mock.interrupt();
+    }
   });
 });
