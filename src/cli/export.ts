@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import { Stringifier } from 'csv-stringify';
 import type { PaymentsClient } from '../client.js';
 import type { PagePromise } from '../core/pagination.js';
+import { readAhead } from '../internal/read-ahead.js';
 import { amountFormatterFor } from '../money.js';
 import { type ClientFlags, clientFrom } from './client-from-env.js';
 import { CliError, EXIT } from './exit-codes.js';
@@ -153,28 +154,6 @@ function amountFormatter(locale: string | undefined): (amount: unknown, currency
       return '';
     }
   };
-}
-
-/**
- * Iterates `source` one step ahead: the next page is asked for as soon as the current one is handed
- * out. Its request leaves at the loop's first wait (stdout waiting to drain, say), not after the
- * whole page is written; a page written without a wait gains little. Two pages at most are held.
- */
-async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
-  const iterator = source[Symbol.asyncIterator]();
-  let next = iterator.next();
-  try {
-    for (;;) {
-      const result = await next;
-      if (result.done) return;
-      next = iterator.next();
-      // A page requested ahead may fail after the consumer stopped (Ctrl-C): never unhandled.
-      next.catch(() => undefined);
-      yield result.value;
-    }
-  } finally {
-    await iterator.return?.();
-  }
 }
 
 /** The semi-space capacity at which an export stops the young generation's growth (two of them: 16 MB). */
