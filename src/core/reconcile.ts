@@ -118,44 +118,32 @@ interface Bound {
 }
 
 function readBound(value: unknown, name: 'from' | 'to', issues: ValidationIssue[]): Bound | undefined {
-  if (typeof value === 'string' && DAY.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value))
-    return { filter: value };
   if (isSendableDate(value)) return { filter: value.toISOString().slice(0, 10), instant: value.getTime() };
-  issues.push({ path: [name], message: `must be a "YYYY-MM-DD" date or a valid Date, got ${describe(value)}` });
+  // `2026-02-30` has the shape of a date but is none: its instant reads back as another day.
+  if (typeof value === 'string' && DAY.test(value) && new Date(Date.parse(value) || 0).toISOString().startsWith(value))
+    return { filter: value };
+  issues.push({ path: [name], message: `must be a "YYYY-MM-DD" date or a valid Date, got ${String(value)}` });
   return undefined;
-}
-
-function describe(value: unknown): string {
-  if (value instanceof Date) return 'an invalid Date';
-  return typeof value === 'string' ? JSON.stringify(value) : String(value);
 }
 
 /** The checked options, or one {@link InvalidParamsError} naming every bad one. */
 function checkOptions(options: ReconcileOptions) {
   const issues: ValidationIssue[] = [];
-  if (typeof options !== 'object' || options === null) {
-    throw new InvalidParamsError([{ path: [], message: 'must be an object with from, and inbox or isHandled' }], 'reconcile options');
-  }
-  const from = options.from === undefined ? undefined : readBound(options.from, 'from', issues);
-  if (options.from === undefined) issues.push({ path: ['from'], message: 'is required: the first day of the window' });
-  const to = options.to === undefined ? undefined : readBound(options.to, 'to', issues);
-  if (from && to && (to.instant ?? Date.parse(`${to.filter}T23:59:59.999Z`)) < (from.instant ?? Date.parse(`${from.filter}T00:00:00Z`)))
+  const { inbox, isHandled, onProgress, stalePendingAfter: stale = DEFAULT_STALE_PENDING_AFTER_MS } = options ?? {};
+  const from = readBound(options?.from, 'from', issues);
+  const to = options?.to === undefined ? undefined : readBound(options.to, 'to', issues);
+  if (from && to && (to.instant ?? Date.parse(`${to.filter}T23:59:59.999Z`)) < (from.instant ?? Date.parse(from.filter)))
     issues.push({ path: ['to'], message: 'must not be before from' });
-  const stale = options.stalePendingAfter ?? DEFAULT_STALE_PENDING_AFTER_MS;
-  if (typeof stale !== 'number' || !Number.isFinite(stale) || stale < 0)
-    issues.push({ path: ['stalePendingAfter'], message: `must be a number of milliseconds ≥ 0, got ${String(stale)}` });
-  const { inbox, isHandled } = options;
-  if (inbox !== undefined && isHandled !== undefined) issues.push({ path: ['inbox'], message: 'give either inbox or isHandled, not both' });
-  else if (inbox === undefined && isHandled === undefined)
-    issues.push({ path: ['isHandled'], message: 'is required without an inbox: tell which payments were handled' });
-  else if (inbox !== undefined && typeof (inbox as Partial<ReconcileInbox> | null)?.handledPayments !== 'function')
-    issues.push({ path: ['inbox'], message: 'must have a handledPayments(keys) method' });
-  else if (isHandled !== undefined && typeof isHandled !== 'function')
-    issues.push({ path: ['isHandled'], message: 'must be a function (payment) => boolean | Promise<boolean>' });
-  if (options.onProgress !== undefined && typeof options.onProgress !== 'function')
-    issues.push({ path: ['onProgress'], message: 'must be a function' });
+  if (!(stale >= 0 && stale < Number.POSITIVE_INFINITY))
+    issues.push({ path: ['stalePendingAfter'], message: `must be milliseconds ≥ 0, got ${String(stale)}` });
+  if (inbox && isHandled) issues.push({ path: ['inbox'], message: 'give inbox or isHandled, not both' });
+  else if (inbox ? typeof inbox.handledPayments !== 'function' : typeof isHandled !== 'function')
+    issues.push({
+      path: [inbox ? 'inbox' : 'isHandled'],
+      message: inbox ? 'must have handledPayments(keys)' : 'must be a function, or give an inbox',
+    });
   if (issues.length > 0 || !from) throw new InvalidParamsError(issues, 'reconcile options');
-  return { from, to, stale, inbox, isHandled, onProgress: options.onProgress };
+  return { from, to, stale, inbox, isHandled, onProgress };
 }
 
 /** Whether a payment's `created_at` lies inside the bounds given as instants (a date bound is the service's to apply). */
@@ -167,15 +155,10 @@ function inWindow(payment: Payment, from: Bound, to: Bound | undefined): boolean
   return (from.instant === undefined || created >= from.instant) && (to?.instant === undefined || created <= to.instant);
 }
 
-/** The uuids of `payments` that `isHandled` answers true for; asked together, awaited only if some answer is a promise. */
+/** The uuids of `payments` that `isHandled` answers true for; the payments of a page are asked together. */
 async function handledByCheck(payments: readonly Payment[], isHandled: ReconcileWithCheck['isHandled']): Promise<ReadonlySet<string>> {
-  const answers = payments.map((payment) => isHandled(payment));
-  const settled = answers.some((answer) => typeof (answer as Promise<boolean> | undefined)?.then === 'function')
-    ? await Promise.all(answers)
-    : (answers as boolean[]);
-  const handled = new Set<string>();
-  for (let i = 0; i < payments.length; i++) if (settled[i] === true) handled.add((payments[i] as Payment).uuid);
-  return handled;
+  const answers = await Promise.all(payments.map((payment) => isHandled(payment)));
+  return new Set(payments.filter((_, i) => answers[i] === true).map((payment) => payment.uuid));
 }
 
 /** The uuids the inbox says it recorded, checked to be a set: a wrong answer would report every payment. */
@@ -186,7 +169,7 @@ async function handledByInbox(
 ): Promise<ReadonlySet<string>> {
   const handled = await inbox.handledPayments(payments.map((payment) => ({ resourceId: payment.uuid, type })));
   if (typeof (handled as Partial<ReadonlySet<string>> | null)?.has !== 'function')
-    throw new PaymentsError('reconcile: inbox.handledPayments(keys) must resolve to a Set of payment uuids.');
+    throw new PaymentsError('inbox.handledPayments() must resolve to a Set of uuids.');
   return handled;
 }
 

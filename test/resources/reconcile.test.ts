@@ -183,6 +183,7 @@ describe('payments.reconcile: stale payments and the window', () => {
       /to: must not be before from/,
     );
     expect(() => client.payments.reconcile({} as never)).toThrow(/from.*isHandled/s);
+    expect(() => client.payments.reconcile(undefined as never)).toThrow(InvalidParamsError);
     expect(mock.requests).toEqual([]);
   });
 
@@ -191,7 +192,7 @@ describe('payments.reconcile: stale payments and the window', () => {
     const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
     const inbox = { handledPayments: async () => ['x'] } as unknown as ReconcileInbox;
     const today = mock.now().toISOString().slice(0, 10);
-    await expect(collect(client.payments.reconcile({ from: today, inbox }))).rejects.toThrow(/must resolve to a Set/);
+    await expect(collect(client.payments.reconcile({ from: today, inbox }))).rejects.toThrow(/handledPayments\(\) must resolve to a Set/);
   });
 
   it('onProgress follows the pages read', async () => {
