@@ -7,7 +7,9 @@
  * time) is at least 0.9 × the export's. Both read every payment of the window: the export in one
  * list, reconcile in one list per status (succeeded, failed, pending, processing). Runs alternate
  * (export, reconcile, then reconcile, export, …); the ratio is the median of per-round ratios, with
- * min–max. Both write CSV to a file.
+ * min–max. Both write CSV to a file. Both ask for the same window (`--from`): the kit's service
+ * answers a filtered list by scanning every payment it holds, once per page, for both commands
+ * alike, so at 100,000 payments that scan, not the SDK, sets most of the wall time.
  *
  *   BENCH_RECONCILE_ROWS=20000   fewer payments (a smoke run)
  *   BENCH_QUICK=1                fewer rounds
