@@ -77,6 +77,8 @@ interface Entry {
   /** When the next attempt falls due (mock clock, ms); `undefined` when none will be made. */
   dueAt: number | undefined;
   running: boolean;
+  /** The schedule's generation it belongs to: after `clear()`, an attempt under way is not retried. */
+  generation: number;
 }
 
 /** The plain view of a delivery (no endpoint): no attempts, never dropped. */
@@ -115,6 +117,7 @@ export class DeliverySchedule {
   #waiting: Entry[] = [];
   readonly #inFlight = new Set<Promise<void>>();
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #generation = 0;
 
   /** `now` reads the mock's clock; `realTime` says it follows the wall clock, so a timer may run what falls due. */
   constructor(options: MockWebhooksOptions, now: () => number, realTime: boolean) {
@@ -132,7 +135,7 @@ export class DeliverySchedule {
     // Drawn for every event, whatever the rate, so the same seed picks the same events at any rate.
     const dropped = this.#random() < dropRate;
     const attempts: MockDeliveryAttempt[] = [];
-    const entry = { attempts, dropped, delivered: false, dueAt: this.#now(), running: false } as Entry;
+    const entry = { attempts, dropped, delivered: false, dueAt: this.#now(), running: false, generation: this.#generation } as Entry;
     const view: MockDelivery = Object.freeze({
       ...(delivery as WebhookDelivery),
       attempts,
@@ -163,6 +166,7 @@ export class DeliverySchedule {
 
   /** Forgets every delivery still to be retried (`mock.reset()`); attempts under way finish unrecorded in the schedule. */
   clear(): void {
+    this.#generation += 1;
     this.#waiting = [];
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -174,7 +178,7 @@ export class DeliverySchedule {
     const run = this.#attempt(entry).finally(() => {
       this.#inFlight.delete(run);
       entry.running = false;
-      if (entry.dueAt !== undefined) this.#waiting.push(entry);
+      if (entry.dueAt !== undefined && entry.generation === this.#generation) this.#waiting.push(entry);
       // The next attempt may already be due (the clock jumped past it): it runs now.
       this.runDue();
     });

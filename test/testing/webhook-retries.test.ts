@@ -157,6 +157,16 @@ describe('mock deliveries retry on the mock clock', () => {
     expect(failed.attempts[0]?.error).toBeTruthy();
   });
 
+  it('reset() forgets the retries still to come', async () => {
+    const endpoint = recordingEndpoint(() => 500);
+    const { mock, client } = await mockWith({ endpoint: endpoint.handler }, {}, endpoint.setSecret);
+    const delivery = await mock.settlePayment((await pendingPayment(client)).uuid);
+    mock.reset();
+    await advance(mock, 24 * 3_600_000);
+    expect(delivery.attempts).toHaveLength(1);
+    expect(endpoint.received).toHaveLength(1);
+  });
+
   it('on real time, a retry runs when it falls due without another advance()', async () => {
     const endpoint = recordingEndpoint((n) => (n === 1 ? 500 : 200));
     const mock = createMockService({ webhooks: { endpoint: endpoint.handler } });
