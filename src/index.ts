@@ -58,6 +58,19 @@ export {
   WebhookVerificationError,
 } from './core/errors.js';
 export { Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
+export {
+  DEFAULT_STALE_PENDING_AFTER_MS,
+  type MissedPaymentFinding,
+  type PaymentFinalEventType,
+  type ReconcileFinding,
+  type ReconcileInbox,
+  type ReconcileOptions,
+  type ReconcileProgress,
+  type ReconcileWindow,
+  type ReconcileWithCheck,
+  type ReconcileWithInbox,
+  type StalePaymentFinding,
+} from './core/reconcile.js';
 export { type CurrencyCode, isKnownCurrency, type KnownCurrencyCode } from './currencies.js';
 export type { Logger, LogLevel } from './internal/logger.js';
 export { currencyExponent, formatAmount, fromMinorUnits, toMinorUnits } from './money.js';

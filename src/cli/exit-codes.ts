@@ -11,7 +11,7 @@ import type { GlobalOptions } from './global-options.js';
 export const EXIT = Object.freeze({
   /** Everything asked was done. */
   ok: 0,
-  /** The command ran but part of the work failed: an endpoint answered non-2xx, a payout row failed. */
+  /** The command ran but part of the work failed (an endpoint answered non-2xx, a payout row failed), or reconcile found payments to look at. */
   failed: 1,
   /** Bad usage: an unknown command or option, a bad option value, a missing API key or secret. */
   usage: 2,
@@ -27,7 +27,8 @@ export const EXIT = Object.freeze({
 export const EXIT_CODES_HELP = `
 Exit codes:
   0    success
-  1    the command ran but part of the work failed (endpoint answered non-2xx or late, a payout row failed)
+  1    the command ran but part of the work failed (endpoint answered non-2xx or late, a payout row failed),
+       or reconcile found payments to look at
   2    bad usage: unknown command or option, bad value, missing API key or secret
   3    invalid input file: every bad row is listed, nothing is sent
   4    service or network error

@@ -7,11 +7,12 @@
  */
 import { extname } from 'node:path';
 import type { Command } from 'commander';
-import { Stringifier } from 'csv-stringify';
 import type { PaymentsClient } from '../client.js';
 import type { PagePromise } from '../core/pagination.js';
+import { readAhead } from '../internal/read-ahead.js';
 import { amountFormatterFor } from '../money.js';
 import { type ClientFlags, clientFrom } from './client-from-env.js';
+import { csvWriter } from './csv-writer.js';
 import { CliError, describeError, EXIT, exitCodeOf } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { integerOption } from './integer-option.js';
@@ -26,25 +27,28 @@ interface ResourceSpec {
   amounts: string[];
 }
 
+/** The columns of a payment in CSV, in order (amounts in minor units). */
+export const PAYMENT_COLUMNS: readonly string[] = [
+  'uuid',
+  'created_at',
+  'status',
+  'checkout_session',
+  'currency',
+  'gross_amount',
+  'psp_fee_amount',
+  'platform_fee_amount',
+  'net_amount_to_merchant',
+  'payment_method',
+  'mobile_money_country',
+  'mobile_money_provider',
+  'psp_reference',
+  'failure_reason',
+];
+
 const RESOURCES: Record<string, ResourceSpec> = {
   payments: {
     list: (c, params, signal) => c.payments.list(params, { signal }) as unknown as PagePromise<Record<string, unknown>>,
-    columns: [
-      'uuid',
-      'created_at',
-      'status',
-      'checkout_session',
-      'currency',
-      'gross_amount',
-      'psp_fee_amount',
-      'platform_fee_amount',
-      'net_amount_to_merchant',
-      'payment_method',
-      'mobile_money_country',
-      'mobile_money_provider',
-      'psp_reference',
-      'failure_reason',
-    ],
+    columns: [...PAYMENT_COLUMNS],
     amounts: ['gross_amount', 'psp_fee_amount', 'platform_fee_amount', 'net_amount_to_merchant'],
   },
   'checkout-sessions': {
@@ -165,63 +169,6 @@ function amountFormatter(locale: string | undefined): (amount: unknown, currency
   };
 }
 
-/**
- * Iterates `source` one step ahead: the next page is asked for as soon as the current one is handed
- * out. Its request leaves at the loop's first wait (stdout waiting to drain, say), not after the
- * whole page is written; a page written without a wait gains little. Two pages at most are held.
- */
-async function* readAhead<T>(source: AsyncIterable<T>): AsyncGenerator<T, void, undefined> {
-  const iterator = source[Symbol.asyncIterator]();
-  let next = iterator.next();
-  try {
-    for (;;) {
-      const result = await next;
-      if (result.done) return;
-      next = iterator.next();
-      // A page requested ahead may fail after the consumer stopped (Ctrl-C): never unhandled.
-      next.catch(() => undefined);
-      yield result.value;
-    }
-  } finally {
-    await iterator.return?.();
-  }
-}
-
-/**
- * The export's CSV writer: one csv-stringify `Stringifier` for the whole export, fed a page of rows
- * and read back at once (all of it: reading lets the stream take rows it held back past its buffer
- * size). One instance keeps the same functions and options for every row: the sync API builds a
- * new set per call, and V8 then optimizes and throws away csv-stringify's code again and again.
- * The options are its default quoting, said in a form it checks faster: by default it quotes a
- * field that holds a delimiter, a quote, `\n` or `\r`, testing for the line breaks with a list
- * built for every field. Without `quote_record_delimiter` it quotes a field holding the record
- * delimiter (`\n`), and `quoted_match: '\r'` quotes one holding `\r`: the same fields are quoted,
- * the bytes are the same, with about a quarter less garbage per field. `escape_formulas` puts a `'`
- * before a text cell starting with `=`, `+`, `-`, `@`, tab or CR (a payer's name comes from the
- * customer; a spreadsheet would run it as a formula); numbers are never touched.
- */
-function csvWriter(escapeFormulas: boolean): (rows: readonly unknown[][]) => string {
-  const stringifier = new Stringifier({
-    quote_record_delimiter: false,
-    quoted_match: '\r',
-    escape_formulas: escapeFormulas,
-    readableHighWaterMark: 1024 * 1024,
-  });
-  stringifier.setEncoding('utf8');
-  // A record it refuses is reported as an 'error' event; it becomes this call's exception.
-  let refused: Error | undefined;
-  stringifier.on('error', (error: Error) => {
-    refused = error;
-  });
-  return (rows) => {
-    for (const row of rows) stringifier.write(row);
-    let text = '';
-    for (let chunk = stringifier.read() as string | null; chunk !== null; chunk = stringifier.read() as string | null) text += chunk;
-    if (refused) throw refused;
-    return text;
-  };
-}
-
 function cell(value: unknown): unknown {
   if (value === null || value === undefined) return '';
   if (typeof value === 'object') return JSON.stringify(value);
@@ -284,7 +231,7 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
   let count = 0;
   let pages = 0;
   let failure: unknown;
-  const csv = format === 'csv' ? csvWriter(options.escapeFormulas !== false) : undefined;
+  const csv = format === 'csv' ? csvWriter({ escape_formulas: options.escapeFormulas !== false }) : undefined;
   try {
     let plan: Array<(item: Record<string, unknown>) => unknown> = [];
     for await (const page of readAhead((spec as ResourceSpec).list(client, params, controller.signal).pages())) {

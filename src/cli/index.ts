@@ -1,6 +1,6 @@
 /**
- * The `payments-sdk` command line (`npx payments-sdk <command>`): `mock`, `trigger`, `export` and
- * `payouts bulk`. Keys come from the environment (`PAYMENTS_API_KEY`, `PAYMENTS_BASE_URL`,
+ * The `payments-sdk` command line (`npx payments-sdk <command>`): `mock`, `trigger`, `export`,
+ * `payouts bulk` and `reconcile`. Keys come from the environment (`PAYMENTS_API_KEY`, `PAYMENTS_BASE_URL`,
  * `PAYMENTS_WEBHOOK_SECRET`) or flags and are never printed. Errors are one line (`--debug` adds the
  * stack); exit codes are listed in `--help`. Built for Node only, as `dist/cli.js`.
  */
@@ -11,12 +11,13 @@ import { registerExport } from './export.js';
 import type { GlobalOptions } from './global-options.js';
 import { registerMock } from './mock.js';
 import { registerPayouts } from './payouts-bulk.js';
+import { registerReconcile } from './reconcile.js';
 import { registerTrigger } from './trigger.js';
 
 /** Builds the program with every command. */
 export function buildProgram(): Command {
   const program = new Command('payments-sdk')
-    .description('Command line of payments-sdk: a local mock service, webhook triggers, exports and bulk payouts.')
+    .description('Command line of payments-sdk: a local mock service, webhook triggers, exports, bulk payouts and reconciliation.')
     .version(VERSION, '-v, --version')
     .option('--json', 'machine output: JSON on stdout')
     .option('--debug', 'print stacks with errors')
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerTrigger(program);
   registerExport(program);
   registerPayouts(program);
+  registerReconcile(program);
   program.addHelpText(
     'afterAll',
     `\nKeys come from PAYMENTS_API_KEY, PAYMENTS_BASE_URL and PAYMENTS_WEBHOOK_SECRET (or flags), and are never printed.${EXIT_CODES_HELP}`,

@@ -7,11 +7,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { deliverWebhook, isLoopback, type WebhookDelivery } from '../testing/delivery.js';
+import { isLoopback, type WebhookDelivery } from '../testing/delivery.js';
 import { MockServiceError } from '../testing/mock-errors.js';
 import { createMockService, type MockService } from '../testing/mock-service.js';
 import { type MockHttpServer, startServer } from '../testing/node-server.js';
 import type { MockSeed } from '../testing/options.js';
+import type { MockDelivery, MockDeliveryAttempt } from '../testing/webhook-schedule.js';
 import { answerHostedPage } from './checkout-page.js';
 import { CliError, describeError, EXIT } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
@@ -24,6 +25,7 @@ interface MockOptions {
   host: string;
   checkoutPort: number;
   forwardTo?: string;
+  dropDeliveries?: number;
   seed?: string;
   settleAfter: number;
 }
@@ -42,6 +44,7 @@ export function registerMock(program: Command): void {
     .option('--host <address>', 'loopback address to bind', '127.0.0.1')
     .option('--checkout-port <n>', 'port of the hosted checkout pages (0: any free port)', integerOption('--checkout-port', 0, 65535), 0)
     .option('--forward-to <url>', 'post signed webhook deliveries to this local URL')
+    .option('--drop-deliveries <rate>', 'share of events (0-1) whose every delivery attempt is lost, to test reconciliation', rateOption)
     .option('--seed <file.json>', 'resources to start with (a MockSeed; its "live" member seeds the live key)')
     .option(
       '--settle-after <ms>',
@@ -61,6 +64,14 @@ The keys and secret it prints are the mock's own test credentials, made fresh at
     .action(async (options: MockOptions, command: Command) => {
       await runMock(options, command.optsWithGlobals<GlobalOptions>());
     });
+}
+
+/** Parses `--drop-deliveries`: a number from 0 to 1. */
+function rateOption(value: string): number {
+  const rate = Number(value);
+  if (value.trim() === '' || !(rate >= 0 && rate <= 1))
+    throw new CliError(`--drop-deliveries must be a number from 0 to 1, got ${JSON.stringify(value)}.`, EXIT.usage);
+  return rate;
 }
 
 async function readSeed(path: string): Promise<SeedFile> {
@@ -107,6 +118,8 @@ async function listen(answer: (request: Request) => Promise<Response>, port: num
 
 async function runMock(options: MockOptions, globals: GlobalOptions): Promise<void> {
   const forwardTo = checkForwardTo(options.forwardTo);
+  if (options.dropDeliveries !== undefined && !forwardTo)
+    throw new CliError('--drop-deliveries needs --forward-to: only forwarded deliveries can be lost.');
   const seed = options.seed === undefined ? undefined : await readSeed(options.seed);
   const { live, ...sandbox } = seed ?? {};
 
@@ -124,6 +137,8 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
       checkoutBaseUrl: pages.url,
       // Payouts are checked against the live wallets only when the seed gives balances to check.
       checkPayoutBalance: Boolean(live?.wallets?.length),
+      // The kit posts each delivery and retries it on the wall clock, as the service does; one line per attempt.
+      ...(forwardTo ? { webhooks: { endpoint: forwardTo, dropRate: options.dropDeliveries ?? 0, onAttempt: printAttempt } } : {}),
     });
     if (Object.keys(sandbox).length > 0) mock.seed(sandbox, { apiKey: mock.apiKey });
     if (live) mock.seed(live, { apiKey: mock.liveApiKey });
@@ -142,27 +157,35 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
     timers.add(timer);
   };
 
+  // With --forward-to the kit delivers (printAttempt reports each attempt); without, each event is only listed.
   const forward = (delivery: AnyDelivery) => {
+    if (forwardTo) return;
     const { id, type } = delivery.event;
-    if (!forwardTo) {
-      if (globals.json) printJson({ type: 'event', event: type, id, forwarded: false });
-      else process.stdout.write(`${type} ${id} (not forwarded: no --forward-to)\n`);
-      return;
-    }
-    const started = Date.now();
-    deliverWebhook(delivery, forwardTo).then(
-      async (response) => {
-        await response.body?.cancel();
-        const ms = Date.now() - started;
-        if (globals.json) printJson({ type: 'delivery', event: type, id, status: response.status, ok: response.ok, ms });
-        else process.stdout.write(`${type} ${id} → ${response.status}${response.statusText ? ` ${response.statusText}` : ''} (${ms} ms)\n`);
-      },
-      (error: unknown) => {
-        if (globals.json) printJson({ type: 'delivery', event: type, id, status: 0, ok: false, error: describeError(error) });
-        else process.stdout.write(`${type} ${id} → failed: ${describeError(error)}\n`);
-      },
-    );
+    if (globals.json) printJson({ type: 'event', event: type, id, forwarded: false });
+    else process.stdout.write(`${type} ${id} (not forwarded: no --forward-to)\n`);
   };
+  function printAttempt(delivery: MockDelivery, attempt: MockDeliveryAttempt): void {
+    const { id, type } = delivery.event;
+    const ms = Math.round(attempt.durationMs);
+    const retry = delivery.nextAttemptAt ? `, next attempt at ${delivery.nextAttemptAt.toISOString()}` : '';
+    if (globals.json) {
+      printJson({
+        type: 'delivery',
+        event: type,
+        id,
+        attempt: attempt.number,
+        status: attempt.status ?? 0,
+        ok: attempt.ok,
+        ms,
+        ...(attempt.lost ? { lost: true } : {}),
+        ...(attempt.error && !attempt.lost ? { error: attempt.error } : {}),
+        nextAttemptAt: delivery.nextAttemptAt?.toISOString() ?? null,
+      });
+    } else if (attempt.lost)
+      process.stdout.write(`${type} ${id} → lost on purpose (--drop-deliveries), attempt ${attempt.number}${retry}\n`);
+    else if (attempt.status === null) process.stdout.write(`${type} ${id} → failed: ${attempt.error}, attempt ${attempt.number}${retry}\n`);
+    else process.stdout.write(`${type} ${id} → ${attempt.status} (${ms} ms), attempt ${attempt.number}${retry}\n`);
+  }
 
   // After a direct charge or a payout is created, time does what the processor and the reviewers
   // would: the charge succeeds, the payout moves one step per delay until a final state.

@@ -1,6 +1,7 @@
 import { APIPromise, type WithResponse } from '../core/api-promise.js';
 import { APITimeoutError, APIUserAbortError, InvalidParamsError, type ValidationIssue } from '../core/errors.js';
 import type { PagePromise } from '../core/pagination.js';
+import { type ReconcileFinding, type ReconcileOptions, reconcilePayments } from '../core/reconcile.js';
 import type { RequestOptions } from '../core/request-options.js';
 import { APIResource } from '../core/resource.js';
 import { MAX_TIMER_MS } from '../internal/durations.js';
@@ -57,6 +58,25 @@ export class Payments extends APIResource {
       { params: PaymentListParamsSchema, item: PaymentSchema, label: 'payments' },
       options,
     );
+  }
+
+  /**
+   * Finds the payments of a window whose final status was never handled, and those stuck unsettled:
+   * an async iterator of findings. `{ kind: 'missed', payment, expectedEvent }` for each `succeeded`
+   * or `failed` payment that `inbox` did not record (or `isHandled` answers `false` for), then
+   * `{ kind: 'stale', payment }` for each payment still `pending` or `processing` more than
+   * `stalePendingAfter` (default 30 minutes) after it was created. It lists only those statuses,
+   * within `from`/`to`, each page once: memory stays flat over any window. Bad options throw an
+   * `InvalidParamsError` at once, before any request. See docs/reconciliation.md.
+   *
+   * ```ts
+   * for await (const finding of client.payments.reconcile({ from: '2026-11-24', to: '2026-11-24', isHandled })) {
+   *   console.log(finding.kind, finding.payment.uuid, finding.expectedEvent);
+   * }
+   * ```
+   */
+  reconcile(options: ReconcileOptions, requestOptions?: RequestOptions): AsyncGenerator<ReconcileFinding, void, undefined> {
+    return reconcilePayments((params, listOptions) => this.list(params, listOptions), options, requestOptions);
   }
 
   /**

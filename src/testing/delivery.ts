@@ -44,6 +44,8 @@ export interface DeliverOptions {
   headers?: Record<string, string>;
   /** Replaces the body (the signature stays the original's), to test that your endpoint refuses it. */
   body?: string;
+  /** Aborts the delivery (a URL target's request; a handler receives it as the request's signal). */
+  signal?: AbortSignal;
 }
 
 /** Signs an event with `secret` into a delivery. */
@@ -79,23 +81,30 @@ export async function deliverWebhook(
   // Headers would join them ("<good>, bad"), so a "tampered" signature could still verify.
   const headers = new Headers(delivery.headers);
   for (const [name, value] of Object.entries(options.headers ?? {})) headers.set(name, value);
-  const init: RequestInit = { method: 'POST', headers, body: options.body ?? delivery.body };
+  const init: RequestInit = { method: 'POST', headers, body: options.body ?? delivery.body, signal: options.signal };
   if (typeof target === 'function') {
     return target(new Request(new URL(options.url ?? '/webhooks', 'http://localhost'), init));
   }
+  const url = loopbackUrl(target, 'deliver()');
+  // `manual`: a redirect must not carry the delivery to another host.
+  return fetch(url, { ...init, redirect: 'manual' });
+}
+
+/**
+ * The URL of a delivery target given as a URL, checked to be http(s) on the loopback interface:
+ * a test kit must never send signed payloads off the machine. `label` names the caller in the error.
+ */
+export function loopbackUrl(target: string | URL, label: string): URL {
   let url: URL;
   try {
     url = new URL(String(target));
   } catch {
-    throw new MockServiceError(`deliver(): ${JSON.stringify(String(target))} is not a URL.`);
+    throw new MockServiceError(`${label}: ${JSON.stringify(String(target))} is not a URL.`);
   }
   if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !isLoopback(url.hostname)) {
-    throw new MockServiceError(
-      `deliver(): refusing ${url.protocol}//${url.host}: the mock only delivers to 127.0.0.1, localhost or [::1].`,
-    );
+    throw new MockServiceError(`${label}: refusing ${url.protocol}//${url.host}: the mock only delivers to 127.0.0.1, localhost or [::1].`);
   }
-  // `manual`: a redirect must not carry the delivery to another host.
-  return fetch(url, { ...init, redirect: 'manual' });
+  return url;
 }
 
 /** `true` for `localhost`, `127.0.0.0/8` and `[::1]`. */

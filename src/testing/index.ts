@@ -58,3 +58,10 @@ export {
   type MockSeed,
   type MockServiceOptions,
 } from './options.js';
+export {
+  MOCK_DELIVERY_MAX_ATTEMPTS,
+  MOCK_DELIVERY_RETRY_DELAYS_MS,
+  type MockDelivery,
+  type MockDeliveryAttempt,
+  type MockWebhooksOptions,
+} from './webhook-schedule.js';

@@ -19,6 +19,7 @@ import { buildHandlers, type MswHandler, type MswModule, requireMsw } from './ms
 import type { ListenOptions, MockHttpServer } from './node-server.js';
 import type { MockKycStatus, MockSeed, MockServiceOptions } from './options.js';
 import { handleRequest } from './router.js';
+import { DeliverySchedule, type MockDelivery, undeliveredView } from './webhook-schedule.js';
 
 /** A `payment.succeeded` / `payment.failed` event. */
 export interface PaymentEvent {
@@ -93,7 +94,8 @@ export class MockService {
   readonly fetch: typeof globalThis.fetch;
   readonly #engine: Engine;
   #handlers: MswHandler[] | undefined;
-  #deliveries: WebhookDelivery[] = [];
+  #deliveries: MockDelivery[] = [];
+  readonly #schedule: DeliverySchedule | undefined;
   #requests: MockRequestLog[] = [];
   #faults: Array<MockFault & { left: number }> = [];
   readonly #limiter: RateLimiter | undefined;
@@ -104,6 +106,9 @@ export class MockService {
     this.baseUrl = normalizeBaseUrl(options.baseUrl ?? 'https://mock.payments.test');
     this.#engine = new Engine(this.baseUrl, options);
     this.#limiter = options.rateLimit === undefined ? undefined : new RateLimiter(options.rateLimit);
+    const engine = this.#engine;
+    this.#schedule =
+      options.webhooks === undefined ? undefined : new DeliverySchedule(options.webhooks, () => engine.now(), options.now === undefined);
     this.fetch = async (input, init) => {
       const request = new Request(input, init);
       const response = await this.#answer(request);
@@ -157,8 +162,12 @@ export class MockService {
     return this.#engine.webhookSecret;
   }
 
-  /** Every delivery the actions produced, oldest first (the last 1000). */
-  get deliveries(): readonly WebhookDelivery[] {
+  /**
+   * Every delivery the actions produced, oldest first (the last 1000). With a `webhooks.endpoint`,
+   * each says what happened to it: `attempts` (status, time on the mock's clock), `dropped`,
+   * `delivered` and `nextAttemptAt`.
+   */
+  get deliveries(): readonly MockDelivery[] {
     return this.#deliveries;
   }
 
@@ -185,7 +194,17 @@ export class MockService {
    */
   advance(ms: number): Date {
     this.#engine.advance(ms);
+    this.#schedule?.runDue();
     return this.now();
+  }
+
+  /**
+   * Resolves once no delivery attempt is under way: after `mock.advance(ms)`, the retries that fell
+   * due have their outcome (and any retry that falls due meanwhile too). Resolves at once without a
+   * `webhooks.endpoint`.
+   */
+  deliveriesSettled(): Promise<void> {
+    return this.#schedule?.settled() ?? Promise.resolve();
   }
 
   // ------------------------------------------------------------ serving
@@ -274,21 +293,32 @@ export class MockService {
     if (list.length > LOG_LIMIT) list.splice(0, list.length - LOG_LIMIT);
   }
 
-  async #deliver<E extends { type: string }>(event: E): Promise<WebhookDelivery<E>> {
-    const delivery = await signDelivery(event, this.#engine.webhookSecret);
-    this.#log(this.#deliveries as WebhookDelivery<unknown>[], delivery);
-    return delivery;
+  /**
+   * Signs an action's event and logs it. With a `webhooks.endpoint` its first attempt is made at
+   * once, and the action resolves when that attempt has its outcome; retries follow on the clock.
+   */
+  async #deliver<E extends { type: string }>(event: E, options: { schedule?: boolean } = {}): Promise<MockDelivery<E>> {
+    const signed = await signDelivery(event, this.#engine.webhookSecret);
+    if (!this.#schedule || options.schedule === false) {
+      const view = undeliveredView(signed);
+      this.#log(this.#deliveries as MockDelivery<unknown>[], view);
+      return view;
+    }
+    const { view, first } = this.#schedule.add(signed);
+    this.#log(this.#deliveries as MockDelivery<unknown>[], view);
+    await first;
+    return view;
   }
 
   // ------------------------------------------------------------ actions
 
   /** The processor confirms a pending payment: `succeeded`, net credited to the wallet, its checkout session `completed`. Delivery `payment.succeeded`. */
-  async settlePayment(uuid: string): Promise<WebhookDelivery<PaymentEvent>> {
+  async settlePayment(uuid: string): Promise<MockDelivery<PaymentEvent>> {
     return this.#deliver(this.#engine.decidePayment(uuid, 'succeeded') as PaymentEvent);
   }
 
   /** The processor reports a failure: `failed` with `failure_reason` (default `'declined'`). Delivery `payment.failed`. */
-  async failPayment(uuid: string, failureReason?: string): Promise<WebhookDelivery<PaymentEvent>> {
+  async failPayment(uuid: string, failureReason?: string): Promise<MockDelivery<PaymentEvent>> {
     return this.#deliver(this.#engine.decidePayment(uuid, 'failed', failureReason) as PaymentEvent);
   }
 
@@ -297,7 +327,7 @@ export class MockService {
    * `checkout_session` = the reference and decided at once. Delivery
    * `payment.succeeded` (session `completed`) or `payment.failed` (session stays `pending_payment`).
    */
-  async paySession(reference: string, options: PaySessionOptions = {}): Promise<WebhookDelivery<PaymentEvent>> {
+  async paySession(reference: string, options: PaySessionOptions = {}): Promise<MockDelivery<PaymentEvent>> {
     return this.#deliver(
       this.#engine.paySession(reference, options.outcome ?? 'succeeded', options, options.failure_reason) as PaymentEvent,
     );
@@ -334,7 +364,7 @@ export class MockService {
    * Throws {@link MockServiceError} with the service's sentence for a
    * deactivated, expired or unknown link, and with `errors.amount` below `minimum_amount`.
    */
-  async payPaymentLink(id: string, options: PayPaymentLinkOptions = {}): Promise<WebhookDelivery<PaymentEvent>> {
+  async payPaymentLink(id: string, options: PayPaymentLinkOptions = {}): Promise<MockDelivery<PaymentEvent>> {
     return this.#deliver(this.#engine.payPaymentLink(id, { ...options, outcome: options.outcome ?? 'succeeded' }) as PaymentEvent);
   }
 
@@ -349,7 +379,7 @@ export class MockService {
    * which give the amount back to the wallet. States and `payout.*` event names are the mock's own:
    * the service does not document them.
    */
-  async advancePayout(id: string, options: { to?: MockPayoutStatus; failure_reason?: string } = {}): Promise<WebhookDelivery<PayoutEvent>> {
+  async advancePayout(id: string, options: { to?: MockPayoutStatus; failure_reason?: string } = {}): Promise<MockDelivery<PayoutEvent>> {
     return this.#deliver(this.#engine.movePayout(id, options.to, options.failure_reason) as PayoutEvent);
   }
 
@@ -359,7 +389,7 @@ export class MockService {
    * `payout.processing`) is in {@link deliveries} too. Throws {@link MockServiceError} when the
    * payout is already in a final state.
    */
-  async completePayout(id: string): Promise<WebhookDelivery<PayoutEvent>> {
+  async completePayout(id: string): Promise<MockDelivery<PayoutEvent>> {
     let last = await this.advancePayout(id);
     // At most two more steps exist (pending_approval → approved → processing → completed).
     while (this.getPayout(id)?.status !== 'completed') last = await this.advancePayout(id);
@@ -371,17 +401,19 @@ export class MockService {
    * to a fresh `evt_…`. For `payment.*` events, the fields of a payment that `data` leaves out are
    * filled (a 5000 XOF mobile-money payment, `status` from the type), so the delivery verifies:
    * `mock.createDelivery({ type: 'payment.succeeded', data: { uuid: 'pay_1' } })`.
+   * It is never posted on its own, even with a `webhooks.endpoint`: deliver it with {@link deliver}.
    */
   async createDelivery<T extends string, D>(event: {
     type: T;
     data: D;
     id?: string;
-  }): Promise<WebhookDelivery<{ id: string; type: T; data: D }>> {
+  }): Promise<MockDelivery<{ id: string; type: T; data: D }>> {
     const data =
       event.type.startsWith('payment.') && isPlainRecord(event.data) ? this.#paymentDefaults(event.type, event.data) : event.data;
     const made = this.#engine.event(event.type, data) as { id: string; type: T; data: D };
     if (event.id !== undefined) made.id = event.id;
-    return this.#deliver(made);
+    // A made-up event is the test's to deliver (`mock.deliver`): the endpoint does not get it on its own.
+    return this.#deliver(made, { schedule: false });
   }
 
   /** A whole payment record around the fields given, as the verifier expects one. */
@@ -438,6 +470,7 @@ export class MockService {
   reset(): void {
     this.#engine.reset();
     this.#deliveries = [];
+    this.#schedule?.clear();
     this.#requests = [];
     this.#faults = [];
     this.#throttled = 0;

@@ -8,6 +8,7 @@ import type { Payment } from '../schemas/payment.js';
 import type { PaymentLink } from '../schemas/payment-link.js';
 import type { Payout } from '../schemas/payout.js';
 import type { Wallet } from '../schemas/wallet.js';
+import type { MockWebhooksOptions } from './webhook-schedule.js';
 
 /** KYC state of a mock merchant. Only `approved` may use a live key, as on the service. */
 export type MockKycStatus = 'approved' | 'pending' | 'rejected';
@@ -195,4 +196,11 @@ export interface MockServiceOptions {
   rateLimit?: { requests: number; perMs?: number };
   /** Resources of the first merchant's first key (its mode) to start with. For others: `mock.seed(data, { apiKey })`. */
   seed?: MockSeed;
+  /**
+   * Deliver every event the actions produce to an endpoint, as the service does: at once, then
+   * retried on the mock's clock until a 2xx within 10 s, 5 attempts at most, the same event `id`
+   * on each; `dropRate` loses a share of the events on purpose. See {@link MockWebhooksOptions}.
+   * Default: none (actions hand back the signed delivery for `mock.deliver()`).
+   */
+  webhooks?: MockWebhooksOptions;
 }

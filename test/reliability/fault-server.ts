@@ -12,7 +12,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { mulberry32 } from '../../src/testing/seeded-random.js';
 import { checkoutSession, payment } from '../helpers/fixtures.js';
+
+export { mulberry32 };
 
 /** What the server does to one attempt. */
 export type Fault =
@@ -88,18 +91,6 @@ export interface OperationLog {
   answers: Map<number, number>;
   /** The attempt that created the resource, when one did. */
   createdAt?: number;
-}
-
-/** Mulberry32: a small, fast, well-mixed 32-bit PRNG; enough to draw faults reproducibly. */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** The fault of (op, attempt) under `seed`: independent of the order in which attempts arrive. */

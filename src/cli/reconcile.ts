@@ -1,0 +1,161 @@
+/**
+ * `payments-sdk reconcile --from DATE`: the findings of `payments.reconcile` over a window, one CSV
+ * row or JSON line each, with its `kind`, for a person to read or a cron job to alert on (exit 1
+ * when there is any). Without a record of what the merchant handled, every payment whose status is
+ * final is listed (kind `missed`), for the merchant to compare with their own records; payments
+ * stuck unsettled are listed apart (kind `stale`). Files appear whole or not at all, as with `export`.
+ */
+import type { Command } from 'commander';
+import type { ReconcileFinding, ReconcileOptions } from '../core/reconcile.js';
+import { readField } from '../schemas/read-field.js';
+import { type ClientFlags, clientFrom } from './client-from-env.js';
+import { csvWriter } from './csv-writer.js';
+import { CliError, EXIT } from './exit-codes.js';
+import { PAYMENT_COLUMNS } from './export.js';
+import type { GlobalOptions } from './global-options.js';
+import { integerOption } from './integer-option.js';
+import { onInterrupt } from './interrupt.js';
+import { fileOutput, type Output, printJson, stdoutOutput } from './output.js';
+import { createProgress, type Progress } from './progress.js';
+
+interface ReconcileCliOptions extends ClientFlags {
+  from: string;
+  to?: string;
+  staleAfter: number;
+  format?: 'csv' | 'jsonl';
+  out?: string;
+}
+
+/** CSV columns: what was found, then the payment. */
+const COLUMNS = ['kind', 'expected_event', ...PAYMENT_COLUMNS];
+const DATE = /^\d{4}-\d{2}-\d{2}$/;
+/** Rows written per write: each write holds whole rows, so the output always ends on a complete one. */
+const ROWS_PER_WRITE = 100;
+
+/** Registers `reconcile` on the program. */
+export function registerReconcile(program: Command): void {
+  program
+    .command('reconcile')
+    .description('list the payments of a window whose final status was never handled, and those stuck pending')
+    .requiredOption('--from <YYYY-MM-DD>', 'first day of the window (inclusive, UTC)')
+    .option('--to <YYYY-MM-DD>', 'last day of the window (inclusive, UTC; default: no end)')
+    .option(
+      '--stale-after <minutes>',
+      'report a payment still pending this long after its creation',
+      integerOption('--stale-after', 0, 525_600),
+      30,
+    )
+    .option('--format <csv|jsonl>', "output format (default: from --out's extension, else csv)")
+    .option('--out <file>', 'write to this file (default: stdout)')
+    .option('--api-key <key>', 'API key (default: PAYMENTS_API_KEY; prefer the environment)')
+    .option('--base-url <url>', 'service URL (default: PAYMENTS_BASE_URL)')
+    .addHelpText(
+      'after',
+      `
+One CSV row or JSON line per finding, each with its kind:
+  missed  a succeeded or failed payment whose event was not handled (expected_event says which)
+  stale   a payment still pending or processing past --stale-after
+This version has no record of what your endpoint handled: every succeeded or failed payment of the
+window is listed as missed, for you to compare with your own records (with the Postgres inbox,
+--database-url and --table will list only those it never recorded; not available yet).
+Exit 0 when there is no finding, 1 when there is any (for a cron job to alert). CSV cells that
+would run as spreadsheet formulas are escaped. A progress bar shows on stderr when it is a terminal.
+A file given with --out appears whole or not at all; Ctrl-C stops after the current page (exit 130).`,
+    )
+    .action(async (options: ReconcileCliOptions, command: Command) => {
+      await runReconcile(options, command.optsWithGlobals<GlobalOptions>());
+    });
+}
+
+/** A finding as one CSV row: its kind and expected event, then the payment's columns. */
+function csvRow(finding: ReconcileFinding): unknown[] {
+  const row: unknown[] = [finding.kind, finding.expectedEvent ?? ''];
+  for (const column of PAYMENT_COLUMNS) {
+    const value = readField(finding.payment, column);
+    row.push(value === null || value === undefined ? '' : typeof value === 'object' ? JSON.stringify(value) : value);
+  }
+  return row;
+}
+
+function checkOptions(options: ReconcileCliOptions): 'csv' | 'jsonl' {
+  const problems: string[] = [];
+  if (!DATE.test(options.from)) problems.push(`--from must be YYYY-MM-DD, got ${JSON.stringify(options.from)}`);
+  if (options.to !== undefined && !DATE.test(options.to)) problems.push(`--to must be YYYY-MM-DD, got ${JSON.stringify(options.to)}`);
+  else if (options.to !== undefined && DATE.test(options.from) && options.to < options.from)
+    problems.push('--to must not be before --from');
+  const format = options.format ?? (options.out?.endsWith('.jsonl') || options.out?.endsWith('.ndjson') ? 'jsonl' : 'csv');
+  if (format !== 'csv' && format !== 'jsonl') problems.push(`--format must be csv or jsonl, got ${JSON.stringify(options.format)}`);
+  if (problems.length > 0) throw new CliError(`${problems.join('; ')}.`);
+  return format;
+}
+
+async function runReconcile(options: ReconcileCliOptions, globals: GlobalOptions): Promise<void> {
+  const format = checkOptions(options);
+  const client = clientFrom(options);
+  const controller = new AbortController();
+  let progress: Progress | undefined;
+  const reconcileOptions: ReconcileOptions = {
+    from: options.from,
+    ...(options.to ? { to: options.to } : {}),
+    stalePendingAfter: options.staleAfter * 60_000,
+    // Nothing tells this command what was handled: every final payment is listed for comparison.
+    isHandled: () => false,
+    onProgress: ({ read, total }) => {
+      progress ??= createProgress('reconcile', total);
+      progress.setTotal(total);
+      progress.update(read);
+    },
+  };
+  // Checked before the output is opened: a bad window leaves no file behind.
+  const findings = client.payments.reconcile(reconcileOptions, { signal: controller.signal });
+
+  const removeHandler = onInterrupt(() => controller.abort());
+  let out: Output;
+  try {
+    out = options.out ? fileOutput(options.out) : stdoutOutput();
+  } catch (error) {
+    removeHandler();
+    throw new CliError(`cannot write ${options.out}: ${(error as Error).message}`, EXIT.usage);
+  }
+  const csv = format === 'csv' ? csvWriter({ escape_formulas: true }) : undefined;
+  const counts = { missed: 0, stale: 0 };
+  let interrupted = false;
+  let rows: ReconcileFinding[] = [];
+  const flush = async () => {
+    if (rows.length === 0) return;
+    const chunk = csv ? csv(rows.map(csvRow)) : rows.map((finding) => `${JSON.stringify(finding)}\n`).join('');
+    rows = [];
+    await out.write(chunk);
+  };
+  try {
+    if (csv) await out.write(csv([COLUMNS]));
+    for await (const finding of findings) {
+      counts[finding.kind] += 1;
+      rows.push(finding);
+      if (rows.length >= ROWS_PER_WRITE) await flush();
+      if (controller.signal.aborted) break;
+    }
+    await flush();
+  } catch (error) {
+    if (!controller.signal.aborted) {
+      out.discard();
+      throw error;
+    }
+  } finally {
+    progress?.stop();
+    removeHandler();
+    interrupted = controller.signal.aborted;
+    out.close();
+  }
+  const window = `${options.from} to ${options.to ?? 'now'}`;
+  const summary = { from: options.from, to: options.to ?? null, format, ...counts, out: options.out ?? null, interrupted };
+  if (globals.json && options.out) printJson(summary);
+  else
+    process.stderr.write(
+      `${interrupted ? 'Interrupted: ' : ''}reconciled payments from ${window}: ${counts.missed} missed, ${counts.stale} stale${options.out ? ` (written to ${options.out})` : ''}\n` +
+        (counts.missed > 0
+          ? 'Without a record of what your endpoint handled, every succeeded or failed payment is listed: compare it with your own.\n'
+          : ''),
+    );
+  process.exitCode = interrupted ? EXIT.interrupted : counts.missed + counts.stale > 0 ? EXIT.failed : EXIT.ok;
+}

@@ -1,0 +1,244 @@
+/**
+ * Reconciliation: walks the service's own lists of a window of payments and reports each payment
+ * whose final status (`succeeded`, `failed`) the merchant never handled, and each payment still
+ * unsettled long after it started. It reads only the statuses it needs, through the list's
+ * `status`, `from` and `to` filters, each page once, one page ahead at most: memory stays flat
+ * however large the window.
+ */
+
+import type { RequestOptions } from '../client.js';
+import { readAhead } from '../internal/read-ahead.js';
+import { isSendableDate } from '../schemas/list-params.js';
+import type { Payment, PaymentListParams } from '../schemas/payment.js';
+import { InvalidParamsError, PaymentsError, type ValidationIssue } from './errors.js';
+import type { PagePromise } from './pagination.js';
+
+/** The event a payment's final status is announced with. */
+export type PaymentFinalEventType = 'payment.succeeded' | 'payment.failed';
+
+/**
+ * What reconciliation asks an inbox: which of these payments' final events it recorded.
+ * The Postgres inbox of `payments-sdk/postgres` implements it; any store that records the payment
+ * (`resourceId`) and event type of every event it handled can.
+ */
+export interface ReconcileInbox {
+  /** Resolves the `resourceId`s (payment uuids) of the given pairs whose event of that type is recorded. One call per page. */
+  handledPayments(keys: ReadonlyArray<{ resourceId: string; type: PaymentFinalEventType }>): Promise<ReadonlySet<string>>;
+}
+
+/** A payment whose final status was never handled: its event was lost, or is still being retried. */
+export interface MissedPaymentFinding {
+  kind: 'missed';
+  /** The payment as the service lists it now. */
+  payment: Payment;
+  /** The event that announces its status, which was expected and never handled. */
+  expectedEvent: PaymentFinalEventType;
+}
+
+/** A payment still `pending` (or `processing`) longer than `stalePendingAfter` after it was created. */
+export interface StalePaymentFinding {
+  kind: 'stale';
+  /** The payment as the service lists it now. */
+  payment: Payment;
+  expectedEvent?: undefined;
+}
+
+/** One finding of {@link reconcilePayments}: a missed final status, or a payment stuck unsettled. */
+export type ReconcileFinding = MissedPaymentFinding | StalePaymentFinding;
+
+/** How far a reconciliation has gone, after each page. */
+export interface ReconcileProgress {
+  /** Payments read so far. */
+  read: number;
+  /** Payments in the lists started so far (`meta.total`): it grows as each status's list starts. */
+  total: number;
+  /** Findings of kind `missed` so far. */
+  missed: number;
+  /** Findings of kind `stale` so far. */
+  stale: number;
+}
+
+/** Options every reconciliation takes, whichever way "handled" is told. */
+export interface ReconcileWindow {
+  /**
+   * Start of the window: a `'YYYY-MM-DD'` date (inclusive, a UTC calendar day like the service's
+   * filters) or a `Date` (payments created at or after that instant).
+   */
+  from: string | Date;
+  /** End of the window: a date (inclusive) or a `Date` (created at or before it). Default: no end. */
+  to?: string | Date;
+  /**
+   * Milliseconds after its creation past which a payment still `pending` or `processing` is
+   * reported as `stale`. Default 30 minutes; a payment unsettled for less is not reported.
+   */
+  stalePendingAfter?: number;
+  /** Called after each page read, e.g. to draw a progress bar. */
+  onProgress?: (progress: ReconcileProgress) => void;
+}
+
+/** Reconciliation against an inbox that records each handled event's payment and type. */
+export interface ReconcileWithInbox extends ReconcileWindow {
+  /** Asked once per page which of its payments' final events were recorded. */
+  inbox: ReconcileInbox;
+  isHandled?: undefined;
+}
+
+/** Reconciliation against the merchant's own records. */
+export interface ReconcileWithCheck extends ReconcileWindow {
+  /**
+   * Whether the final status of `payment` was handled (the order marked paid or failed). May answer
+   * at once or with a promise; the payments of a page are asked together.
+   */
+  isHandled: (payment: Payment) => boolean | Promise<boolean>;
+  inbox?: undefined;
+}
+
+/** Options of `client.payments.reconcile()`: the window, and either `inbox` or `isHandled`. */
+export type ReconcileOptions = ReconcileWithInbox | ReconcileWithCheck;
+
+/** The list call reconciliation reads through (`client.payments.list`). @internal */
+export type ListPayments = (params: PaymentListParams, options?: RequestOptions) => PagePromise<Payment>;
+
+/** Default of {@link ReconcileWindow.stalePendingAfter}: 30 minutes. */
+export const DEFAULT_STALE_PENDING_AFTER_MS = 30 * 60_000;
+
+// The largest page the service serves: the fewest requests per window.
+const PER_PAGE = 100;
+const FINAL_STATUSES: ReadonlyArray<readonly [status: 'succeeded' | 'failed', event: PaymentFinalEventType]> = [
+  ['succeeded', 'payment.succeeded'],
+  ['failed', 'payment.failed'],
+];
+const UNSETTLED_STATUSES = ['pending', 'processing'] as const;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/** A bound of the window as the service's filter (its UTC date) and, for a `Date`, the exact instant. */
+interface Bound {
+  filter: string;
+  instant?: number;
+}
+
+function readBound(value: unknown, name: 'from' | 'to', issues: ValidationIssue[]): Bound | undefined {
+  if (isSendableDate(value)) return { filter: value.toISOString().slice(0, 10), instant: value.getTime() };
+  // `2026-02-30` has the shape of a date but is none: its instant reads back as another day.
+  if (typeof value === 'string' && DAY.test(value) && new Date(Date.parse(value) || 0).toISOString().startsWith(value))
+    return { filter: value };
+  issues.push({ path: [name], message: `must be a "YYYY-MM-DD" date or a valid Date, got ${String(value)}` });
+  return undefined;
+}
+
+/** The checked options, or one {@link InvalidParamsError} naming every bad one. */
+function checkOptions(options: ReconcileOptions) {
+  const issues: ValidationIssue[] = [];
+  const { inbox, isHandled, onProgress, stalePendingAfter: stale = DEFAULT_STALE_PENDING_AFTER_MS } = options ?? {};
+  const from = readBound(options?.from, 'from', issues);
+  const to = options?.to === undefined ? undefined : readBound(options.to, 'to', issues);
+  if (from && to && (to.instant ?? Date.parse(`${to.filter}T23:59:59.999Z`)) < (from.instant ?? Date.parse(from.filter)))
+    issues.push({ path: ['to'], message: 'must not be before from' });
+  if (!(stale >= 0 && stale < Number.POSITIVE_INFINITY))
+    issues.push({ path: ['stalePendingAfter'], message: `must be milliseconds ≥ 0, got ${String(stale)}` });
+  if (inbox && isHandled) issues.push({ path: ['inbox'], message: 'give inbox or isHandled, not both' });
+  else if (inbox ? typeof inbox.handledPayments !== 'function' : typeof isHandled !== 'function')
+    issues.push({
+      path: [inbox ? 'inbox' : 'isHandled'],
+      message: inbox ? 'must have handledPayments(keys)' : 'must be a function, or give an inbox',
+    });
+  if (issues.length > 0 || !from) throw new InvalidParamsError(issues, 'reconcile options');
+  return { from, to, stale, inbox, isHandled, onProgress };
+}
+
+/** Whether a payment's `created_at` lies inside the bounds given as instants (a date bound is the service's to apply). */
+function inWindow(payment: Payment, from: Bound, to: Bound | undefined): boolean {
+  if (from.instant === undefined && to?.instant === undefined) return true;
+  const created = Date.parse(payment.created_at);
+  // A timestamp that cannot be read is kept: better reported than silently left out.
+  if (Number.isNaN(created)) return true;
+  return (from.instant === undefined || created >= from.instant) && (to?.instant === undefined || created <= to.instant);
+}
+
+/** The uuids of `payments` that `isHandled` answers true for; the payments of a page are asked together. */
+async function handledByCheck(payments: readonly Payment[], isHandled: ReconcileWithCheck['isHandled']): Promise<ReadonlySet<string>> {
+  const answers = await Promise.all(payments.map((payment) => isHandled(payment)));
+  return new Set(payments.filter((_, i) => answers[i] === true).map((payment) => payment.uuid));
+}
+
+/** The uuids the inbox says it recorded, checked to be a set: a wrong answer would report every payment. */
+async function handledByInbox(
+  payments: readonly Payment[],
+  type: PaymentFinalEventType,
+  inbox: ReconcileInbox,
+): Promise<ReadonlySet<string>> {
+  const handled = await inbox.handledPayments(payments.map((payment) => ({ resourceId: payment.uuid, type })));
+  if (typeof (handled as Partial<ReadonlySet<string>> | null)?.has !== 'function')
+    throw new PaymentsError('inbox.handledPayments() must resolve to a Set of uuids.');
+  return handled;
+}
+
+/**
+ * Reconciles a window of payments (see {@link ReconcileOptions}): yields a `missed` finding for each
+ * `succeeded` or `failed` payment that was never handled, then a `stale` finding for each payment
+ * still `pending` or `processing` past `stalePendingAfter`. The options are checked at once: an
+ * {@link InvalidParamsError} names every bad one before any request.
+ * @internal Used by `client.payments.reconcile`.
+ */
+export function reconcilePayments(
+  list: ListPayments,
+  options: ReconcileOptions,
+  requestOptions?: RequestOptions,
+): AsyncGenerator<ReconcileFinding, void, undefined> {
+  return walk(list, checkOptions(options), requestOptions);
+}
+
+async function* walk(
+  list: ListPayments,
+  checked: ReturnType<typeof checkOptions>,
+  requestOptions: RequestOptions | undefined,
+): AsyncGenerator<ReconcileFinding, void, undefined> {
+  const { from, to, stale, inbox, isHandled, onProgress } = checked;
+  const progress: ReconcileProgress = { read: 0, total: 0, missed: 0, stale: 0 };
+  const params = (status: string): PaymentListParams => ({
+    status,
+    from: from.filter,
+    ...(to ? { to: to.filter } : {}),
+    per_page: PER_PAGE,
+  });
+  // Each status's list, page by page, the next page asked for while this one is checked and its findings handed out.
+  async function* pagesOf(status: string) {
+    let first = true;
+    for await (const page of readAhead(list(params(status), requestOptions).pages())) {
+      if (first) progress.total += page.meta.total;
+      first = false;
+      progress.read += page.data.length;
+      // Only what the filter asked for: a service that ignored it must not make every payment a finding.
+      yield page.data.filter((payment) => payment.status === status && inWindow(payment, from, to));
+    }
+  }
+
+  for (const [status, expectedEvent] of FINAL_STATUSES) {
+    for await (const payments of pagesOf(status)) {
+      if (payments.length > 0) {
+        const handled = inbox
+          ? await handledByInbox(payments, expectedEvent, inbox)
+          : await handledByCheck(payments, isHandled as ReconcileWithCheck['isHandled']);
+        for (const payment of payments) {
+          if (handled.has(payment.uuid)) continue;
+          progress.missed += 1;
+          yield { kind: 'missed', payment, expectedEvent };
+        }
+      }
+      onProgress?.({ ...progress });
+    }
+  }
+  for (const status of UNSETTLED_STATUSES) {
+    for await (const payments of pagesOf(status)) {
+      const cutoff = Date.now() - stale;
+      for (const payment of payments) {
+        const created = Date.parse(payment.created_at);
+        // Younger than the threshold: the customer may still be confirming. Unreadable: reported.
+        if (created > cutoff) continue;
+        progress.stale += 1;
+        yield { kind: 'stale', payment };
+      }
+      onProgress?.({ ...progress });
+    }
+  }
+}

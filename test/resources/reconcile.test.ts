@@ -1,0 +1,216 @@
+/**
+ * `client.payments.reconcile()` against the testing kit: the kit delivers every event to a real
+ * `webhookHandler` and loses 30 % of them on purpose; reconciliation must list exactly the lost
+ * ones, report stuck payments apart, read only the statuses it needs (each page once), and refuse
+ * bad options before any request.
+ */
+import { InvalidParamsError, type Payment, PaymentsClient, type ReconcileFinding, type ReconcileInbox } from 'payments-sdk';
+import { createMockService, type MockService } from 'payments-sdk/testing';
+import { webhookHandler } from 'payments-sdk/webhooks';
+import { describe, expect, it } from 'vitest';
+
+const T0 = Date.parse('2026-06-01T08:00:00Z');
+const DAY = '2026-06-01';
+
+/** What the merchant's endpoint handled: `payment uuid → event type`. */
+type Handled = Map<string, string>;
+
+async function lossyShop(options: { payments: number; dropRate: number; perPage?: number }) {
+  const handled: Handled = new Map();
+  let secret = '';
+  const endpoint = (request: Request) =>
+    webhookHandler({
+      secret,
+      onEvent: (event) => {
+        handled.set((event.data as Payment).uuid, event.type);
+      },
+    })(request);
+  const mock = createMockService({ now: T0, webhooks: { endpoint, dropRate: options.dropRate, seed: 42 } });
+  secret = mock.webhookSecret;
+  const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
+  for (let i = 0; i < options.payments; i++) {
+    const payment = await client.payments.create({
+      amount: 1000 + i,
+      currency: 'XOF',
+      country: 'SEN',
+      provider: 'orange',
+      phone: '221771234567',
+    });
+    if (i % 3 === 2) await mock.failPayment(payment.uuid);
+    else await mock.settlePayment(payment.uuid);
+  }
+  // Every retry runs: what is not handled now was lost for good.
+  mock.advance(6 * 3_600_000);
+  await mock.deliveriesSettled();
+  return { mock, client, handled };
+}
+
+async function collect(iterable: AsyncIterable<ReconcileFinding>): Promise<ReconcileFinding[]> {
+  const out: ReconcileFinding[] = [];
+  for await (const finding of iterable) out.push(finding);
+  return out;
+}
+
+function lostDeliveries(mock: MockService) {
+  return mock.deliveries.filter((d) => d.dropped).map((d) => ({ uuid: (d.event.data as Payment).uuid, type: d.event.type }));
+}
+
+/** An inbox over what the endpoint recorded, counting its calls. */
+function mapInbox(handled: Handled): ReconcileInbox & { calls: number[] } {
+  const calls: number[] = [];
+  return {
+    calls,
+    async handledPayments(keys) {
+      calls.push(keys.length);
+      return new Set(keys.filter((k) => handled.get(k.resourceId) === k.type).map((k) => k.resourceId));
+    },
+  };
+}
+
+describe('payments.reconcile with 30 % of deliveries lost', () => {
+  it('lists exactly the payments whose event was lost, each with the event expected (isHandled)', async () => {
+    const { mock, client, handled } = await lossyShop({ payments: 120, dropRate: 0.3 });
+    const lost = lostDeliveries(mock);
+    expect(lost.length).toBeGreaterThan(20);
+    expect(lost.length).toBeLessThan(60);
+    expect(handled.size).toBe(120 - lost.length);
+
+    const findings = await collect(client.payments.reconcile({ from: DAY, to: DAY, isHandled: (p) => handled.has(p.uuid) }));
+    expect(findings.every((f) => f.kind === 'missed')).toBe(true);
+    const got = findings.map((f) => ({ uuid: f.payment.uuid, type: f.expectedEvent }));
+    expect(new Set(got.map((g) => `${g.uuid} ${g.type}`))).toEqual(new Set(lost.map((l) => `${l.uuid} ${l.type}`)));
+    expect(got).toHaveLength(lost.length);
+    for (const f of findings) expect(f.payment.status).toBe(f.expectedEvent === 'payment.succeeded' ? 'succeeded' : 'failed');
+  });
+
+  it('the same with an inbox: one handledPayments call per page, and async isHandled works too', async () => {
+    const { mock, client, handled } = await lossyShop({ payments: 150, dropRate: 0.3 });
+    const lost = new Set(lostDeliveries(mock).map((l) => l.uuid));
+    const inbox = mapInbox(handled);
+    const viaInbox = await collect(client.payments.reconcile({ from: DAY, to: DAY, inbox }));
+    expect(new Set(viaInbox.map((f) => f.payment.uuid))).toEqual(lost);
+    // 100 succeeded payments: one full page and nothing more; 50 failed: one page.
+    expect(inbox.calls).toEqual([100, 50]);
+
+    const viaAsync = await collect(
+      client.payments.reconcile({ from: DAY, isHandled: async (p) => (await Promise.resolve(handled.get(p.uuid))) !== undefined }),
+    );
+    expect(new Set(viaAsync.map((f) => f.payment.uuid))).toEqual(lost);
+  });
+
+  it('reads only the statuses it needs, within the window, 100 per page, each page once', async () => {
+    const { mock, client, handled } = await lossyShop({ payments: 250, dropRate: 0.3 });
+    const before = mock.requests.length;
+    await collect(client.payments.reconcile({ from: DAY, to: DAY, isHandled: (p) => handled.has(p.uuid) }));
+    const lists = mock.requests.slice(before).map((r) => new URL(r.path, 'http://x').searchParams);
+    const asked = lists.map((q) => `${q.get('status')} ${q.get('page') ?? '1'}`);
+    // 167 succeeded (2 pages), 83 failed (1 page), then the unsettled statuses (empty).
+    expect(asked).toEqual(['succeeded 1', 'succeeded 2', 'failed 1', 'pending 1', 'processing 1']);
+    for (const q of lists) {
+      expect(q.get('from')).toBe(DAY);
+      expect(q.get('to')).toBe(DAY);
+      expect(q.get('per_page')).toBe('100');
+    }
+  });
+});
+
+describe('payments.reconcile: stale payments and the window', () => {
+  it('reports a payment stuck pending past stalePendingAfter apart, after the missed ones; a younger one is not reported', async () => {
+    const now = Date.now();
+    const mock = createMockService({
+      seed: {
+        payments: [
+          { uuid: '00000000-0000-4000-8000-000000000001', status: 'pending', created_at: new Date(now - 2 * 3_600_000).toISOString() },
+          { uuid: '00000000-0000-4000-8000-000000000002', status: 'pending', created_at: new Date(now - 5 * 60_000).toISOString() },
+          { uuid: '00000000-0000-4000-8000-000000000003', status: 'processing', created_at: new Date(now - 3_600_000).toISOString() },
+          { uuid: '00000000-0000-4000-8000-000000000004', status: 'succeeded', created_at: new Date(now - 3_600_000).toISOString() },
+        ],
+      },
+    });
+    const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
+    const from = new Date(now - 3 * 3_600_000);
+    const findings = await collect(client.payments.reconcile({ from, isHandled: () => false }));
+    expect(findings.map((f) => [f.kind, f.payment.uuid.slice(-1), f.expectedEvent])).toEqual([
+      ['missed', '4', 'payment.succeeded'],
+      ['stale', '1', undefined],
+      ['stale', '3', undefined],
+    ]);
+    // With a threshold of one minute the five-minute-old payment is stale too (the list is newest first).
+    const strict = await collect(client.payments.reconcile({ from, isHandled: () => true, stalePendingAfter: 60_000 }));
+    expect(strict.map((f) => f.payment.uuid.slice(-1))).toEqual(['2', '1', '3']);
+  });
+
+  it('a Date bound is an instant: payments of the same day outside it are left out', async () => {
+    const base = Date.parse('2026-06-01T00:00:00Z');
+    const at = (h: number) => new Date(base + h * 3_600_000).toISOString();
+    const mock = createMockService({
+      now: base + 23 * 3_600_000,
+      seed: {
+        payments: [
+          { uuid: '00000000-0000-4000-8000-000000000001', status: 'succeeded', created_at: at(2) },
+          { uuid: '00000000-0000-4000-8000-000000000002', status: 'succeeded', created_at: at(10) },
+          { uuid: '00000000-0000-4000-8000-000000000003', status: 'failed', created_at: at(20) },
+        ],
+      },
+    });
+    const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
+    const window = { from: new Date(base + 5 * 3_600_000), to: new Date(base + 15 * 3_600_000), isHandled: () => false };
+    const findings = await collect(client.payments.reconcile(window));
+    expect(findings.map((f) => f.payment.uuid.slice(-1))).toEqual(['2']);
+    const wholeDay = await collect(client.payments.reconcile({ from: DAY, to: DAY, isHandled: () => false }));
+    expect(wholeDay.map((f) => f.payment.uuid.slice(-1))).toEqual(['2', '1', '3']);
+  });
+
+  it('bad options: one InvalidParamsError naming each, thrown at the call, nothing sent', () => {
+    const mock = createMockService();
+    const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
+    const call = () =>
+      client.payments.reconcile({
+        from: '2026-02-30',
+        to: 'yesterday',
+        isHandled: () => true,
+        inbox: { handledPayments: async () => new Set<string>() },
+        stalePendingAfter: -1,
+      } as never);
+    expect(call).toThrow(InvalidParamsError);
+    try {
+      call();
+    } catch (error) {
+      const paths = (error as InvalidParamsError).issues.map((i) => i.path.join('.'));
+      expect(paths).toEqual(['from', 'to', 'stalePendingAfter', 'inbox']);
+    }
+    expect(() => client.payments.reconcile({ from: '2026-06-02', to: '2026-06-01', isHandled: () => true })).toThrow(
+      /to: must not be before from/,
+    );
+    expect(() => client.payments.reconcile({} as never)).toThrow(/from.*isHandled/s);
+    expect(() => client.payments.reconcile(undefined as never)).toThrow(InvalidParamsError);
+    expect(mock.requests).toEqual([]);
+  });
+
+  it('an inbox that answers something other than a set stops the run instead of reporting everything', async () => {
+    const mock = createMockService({ seed: { payments: [{ status: 'succeeded' }] } });
+    const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
+    const inbox = { handledPayments: async () => ['x'] } as unknown as ReconcileInbox;
+    const today = mock.now().toISOString().slice(0, 10);
+    await expect(collect(client.payments.reconcile({ from: today, inbox }))).rejects.toThrow(/handledPayments\(\) must resolve to a Set/);
+  });
+
+  it('onProgress follows the pages read', async () => {
+    const mock = createMockService({
+      seed: { payments: Array.from({ length: 130 }, (_, i) => ({ status: i < 120 ? 'succeeded' : 'pending' })) },
+    });
+    const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
+    const seen: Array<{ read: number; total: number }> = [];
+    const today = mock.now().toISOString().slice(0, 10);
+    await collect(
+      client.payments.reconcile({ from: today, isHandled: () => true, onProgress: ({ read, total }) => seen.push({ read, total }) }),
+    );
+    expect(seen).toEqual([
+      { read: 100, total: 120 },
+      { read: 120, total: 120 },
+      { read: 120, total: 120 },
+      { read: 130, total: 130 },
+      { read: 130, total: 130 },
+    ]);
+  });
+});
