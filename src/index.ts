@@ -59,7 +59,6 @@ export {
 } from './core/errors.js';
 export { Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
 export {
-  DEFAULT_STALE_PENDING_AFTER_MS,
   type MissedPaymentFinding,
   type PaymentFinalEventType,
   type ReconcileFinding,

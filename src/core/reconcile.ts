@@ -6,12 +6,12 @@
  * however large the window.
  */
 
-import type { RequestOptions } from '../client.js';
 import { readAhead } from '../internal/read-ahead.js';
 import { isSendableDate } from '../schemas/list-params.js';
 import type { Payment, PaymentListParams } from '../schemas/payment.js';
 import { InvalidParamsError, PaymentsError, type ValidationIssue } from './errors.js';
 import type { PagePromise } from './pagination.js';
+import type { RequestOptions } from './request-options.js';
 
 /** The event a payment's final status is announced with. */
 export type PaymentFinalEventType = 'payment.succeeded' | 'payment.failed';
@@ -100,7 +100,7 @@ export type ReconcileOptions = ReconcileWithInbox | ReconcileWithCheck;
 export type ListPayments = (params: PaymentListParams, options?: RequestOptions) => PagePromise<Payment>;
 
 /** Default of {@link ReconcileWindow.stalePendingAfter}: 30 minutes. */
-export const DEFAULT_STALE_PENDING_AFTER_MS = 30 * 60_000;
+const DEFAULT_STALE_PENDING_AFTER_MS = 30 * 60_000;
 
 // The largest page the service serves: the fewest requests per window.
 const PER_PAGE = 100;
