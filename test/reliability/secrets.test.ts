@@ -1,5 +1,5 @@
 /**
- * Secret hygiene across EVERY error class of src/core/errors.ts (API.md "Client": the API key
+ * Secret hygiene across EVERY error class of src/core/errors.ts (README "Errors": the API key
  * never appears in an error message, a log line, `JSON.stringify` or `util.inspect`; the same for
  * the webhook secret). Each class is produced the way a merchant meets it — through the client
  * against a real 127.0.0.1 server (real resets, real stalls, real cut bodies), or through webhook
