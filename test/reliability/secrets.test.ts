@@ -317,7 +317,8 @@ const ECHO_CASES: Case[] = [
     make: (logger) => rejection(() => client(logger).payments.create(charge, on('echo-html:500'))),
   },
 
-  // Found by this suite, fixed in http.ts bufferingFetch (redacts header values once, for every status).
+  // Found by this suite: the transport (internal/transport.ts, withRedactedHeaders) redacts header
+  // values once, for every status.
   {
     label: 'echoed in 401 response headers (APIError.headers)',
     expected: 'AuthenticationError',
