@@ -1,6 +1,6 @@
 /**
- * Bodies shared by the benchmark scripts (server.ts, run.ts, profile.ts), shaped as service-api.md
- * §2.1 and §6.2 show them.
+ * Bodies shared by the benchmark scripts (server.ts, run.ts, profile.ts), shaped as the service
+ * shows them (docs/service.md "Money and records", "Webhooks").
  *
  * The scripts load this file with `await import(new URL('./fixtures.ts', import.meta.url).href)`:
  * Node runs TypeScript only with the `.ts` extension written out, and the repo's tsconfig refuses
@@ -18,7 +18,7 @@ export const LATENCY_MS = 20;
 /** The payment `GET /api/v1/payments/{uuid}` answers in the benchmarks: `benchPayment(1)`. */
 export const UUID = '9b2f8a1e-3c4d-4e5f-8a9b-000000000001';
 
-/** A payment as the service shows it (service-api.md §2.1); `n` makes each one distinct. */
+/** A payment as the service shows it (docs/service.md "Money and records"); `n` makes each one distinct. */
 export function benchPayment(n: number) {
   const hex = n.toString(16).padStart(12, '0');
   const gross = 1_000 + (n % 9_000);

@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   const status: PaymentStatus = process.argv[3] ?? 'succeeded';
 
   // Totals are grouped by the currency each payment was charged in: a direct charge asked in one
-  // currency may have been converted to the operator's (service-api.md §4.1), and the payment
+  // currency may have been converted to the operator's (docs/service.md "Endpoints"), and the payment
   // reports what was actually charged. Amounts are integers in minor units: sum them as they are.
   const totals = new Map<string, Total>();
   let seen = 0;

@@ -112,8 +112,8 @@ try {
 
   const toolchains = [
     // zod: the package's own range in the pinned project; the newest zod in the other, so that the
-    // types (the merchant's zod) and the runtime (the zod built into dist/) are checked together
-    // when they differ (cjs-require.cjs composes a built schema with the merchant's zod at run time).
+    // SDK's schemas are checked against a merchant's newest zod 4, in types and at run time
+    // (cjs-require.cjs composes a built schema with the merchant's zod).
     { name: 'pinned', typescript: installedVersion('typescript'), typesNode: installedVersion('@types/node'), zod: [] },
     { name: 'newest', typescript: 'latest', typesNode: 'latest', zod: ['zod@latest'] },
   ];

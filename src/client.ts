@@ -1,13 +1,11 @@
-/**
- * `PaymentsClient`: its settings, checked once; the resources; and the calls they are built from.
- *
- * The path of a read, top to bottom: `client.payments.retrieve(uuid)` (resources/payments.ts) calls
- * {@link PaymentsClient.getObject} here, which builds the path and headers and hands the call to the
- * transport (internal/transport.ts: `send` is the call and its retries, `attempt` one HTTP attempt:
- * ky over fetch, the body read, the key redacted, the JSON parsed). The answer comes back here as
- * `{ response, body }`; `checkData` (internal/validation.ts) validates its `data` member against the
- * resource's zod schema, and the caller gets an {@link APIPromise} (core/api-promise.ts).
- */
+// `PaymentsClient`: its settings, checked once; the resources; and the calls they are built from.
+//
+// The path of a read, top to bottom: `client.payments.retrieve(uuid)` (resources/payments.ts) calls
+// `PaymentsClient.getObject` here, which builds the path and headers and hands the call to the
+// transport (internal/transport.ts: `send` is the call and its retries, `attempt` one HTTP attempt:
+// ky over fetch, the body read, the key redacted, the JSON parsed). The answer comes back here as
+// `{ response, body }`; `checkData` (internal/validation.ts) validates its `data` member against the
+// resource's zod schema, and the caller gets an `APIPromise` (core/api-promise.ts).
 
 import type * as z from 'zod/mini';
 import { APIPromise, type WithResponse } from './core/api-promise.js';

@@ -1,5 +1,5 @@
 /**
- * Money helpers (API.md "Resources"): amounts are integers in minor units (service-api.md §2),
+ * Money helpers (README "Money helpers"): amounts are integers in minor units (docs/service.md "Money and records"),
  * scaled by the ISO 4217 exponent of the currency: XOF and XAF have none, GHS has 2, TND 3.
  */
 

@@ -24,7 +24,7 @@ export default function setup(): void {
     newestSource(join(root, 'src')),
     statSync(join(root, 'tsup.config.ts')).mtimeMs,
     statSync(join(root, 'package.json')).mtimeMs,
-    // zod is built into dist/: a new zod in the lockfile means a new build.
+    // A new tsup or esbuild in the lockfile may build differently: rebuild.
     statSync(join(root, 'package-lock.json')).mtimeMs,
   );
   if (existsSync(bin) && existsSync(join(root, 'dist/index.js')) && statSync(bin).mtimeMs >= inputs) return;

@@ -1,5 +1,5 @@
 /**
- * `APIPromise<T>` (API.md "Resources"): a real Promise of the data, with `.withResponse()`; the
+ * `APIPromise<T>` (README "Resources"): a real Promise of the data, with `.withResponse()`; the
  * request starts at the call; an unawaited failing call does not crash the process. Also the small
  * internals every call leans on: `sleep` and the mapping of an unexpected fetch failure.
  */

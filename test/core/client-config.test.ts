@@ -1,5 +1,5 @@
 /**
- * Client construction (API.md "Client"): base URL normalisation, env defaults, the missing-key
+ * Client construction (README "Configuration"): base URL normalisation, env defaults, the missing-key
  * error, `client.mode`, option checks and the browser guard.
  */
 import { HttpResponse, http } from 'msw';

@@ -1,5 +1,5 @@
 /**
- * Error mapping (API.md "Errors"): the class from the status, the service's own message kept,
+ * Error mapping (README "Errors"): the class from the status, the service's own message kept,
  * `errors` and `failureReason` on 422, `retryAfter` on 429, bodies that are not JSON or are empty.
  */
 import { HttpResponse, http } from 'msw';
@@ -165,7 +165,7 @@ describe('message and body', () => {
 });
 
 describe('422', () => {
-  it('exposes `errors` (field → messages) of a checkout-session creation (service-api.md §4.4)', async () => {
+  it('exposes `errors` (field → messages) of a checkout-session creation', async () => {
     server.use(
       http.post(`${API_URL}/checkout-sessions`, () =>
         HttpResponse.json(
@@ -189,7 +189,7 @@ describe('422', () => {
     expect((error as APIError).errors).toEqual({ phone: ['Numéro invalide.'] });
   });
 
-  it('exposes `failureReason` of a refused direct charge (service-api.md §4.1)', async () => {
+  it('exposes `failureReason` of a refused direct charge', async () => {
     server.use(
       http.post(`${API_URL}/payments`, () =>
         HttpResponse.json({ message: 'Paiement refusé.', failure_reason: 'insufficient_funds' }, { status: 422 }),

@@ -1,5 +1,5 @@
 /**
- * What every request carries (issue 2 "HTTP core"; service-api.md §4, §5): bearer auth, Accept,
+ * What every request carries (README "How requests are sent"; docs/service.md "Endpoints"): bearer auth, Accept,
  * JSON bodies, the User-Agent, default and per-request headers, and the custom `fetch` option.
  */
 import { HttpResponse, http } from 'msw';

@@ -1,5 +1,5 @@
 /**
- * Idempotency-Key on the four creations (API.md "Idempotency and retries"; service-api.md §5.2):
+ * Idempotency-Key on the four creations (README "Idempotency and retries"; docs/service.md "Idempotency"):
  * the caller's key or a fresh UUID v4, the same on every retry, carried by every error of a
  * creation; and `.withResponse()` → `{ data, response, idempotencyKey, replayed }`.
  */
@@ -194,7 +194,7 @@ describe('every error of a creation carries its idempotencyKey', () => {
   });
 
   it('the key lets the caller retry the same operation later, replayed by the service', async () => {
-    // A toy service that keeps key → resource (service-api.md §5.2).
+    // A toy service that keeps key → resource (docs/service.md "Idempotency").
     const store = new Map<string, unknown>();
     let down = true;
     server.use(

@@ -1,5 +1,5 @@
 /**
- * Responses (API.md "Responses"): 2xx bodies validated with zod; a known field of the wrong type
+ * Responses (README "Errors", ResponseValidationError): 2xx bodies validated with zod; a known field of the wrong type
  * (an amount that is not an integer: money is never guessed) throws ResponseValidationError with
  * the issues and the raw body; unknown fields are kept and unknown enum values pass.
  */

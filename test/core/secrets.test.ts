@@ -1,5 +1,5 @@
 /**
- * Secrets (API.md "Client"): the API key never appears in an error message, a log line,
+ * Secrets (README "Errors"): the API key never appears in an error message, a log line,
  * `JSON.stringify` or `util.inspect` of the client or of any error (causes included). The logger
  * is off by default and redacts Authorization at every level.
  */

@@ -1,6 +1,6 @@
 /**
  * Per-attempt timeout (default 30 s, per client, per request) and the caller's AbortSignal
- * (API.md "Client", "Resources"; issue 2 "HTTP core").
+ * (README "Configuration", "How requests are sent").
  */
 import { delay, HttpResponse, http } from 'msw';
 import { APITimeoutError, APIUserAbortError, InternalServerError } from 'payments-sdk';
@@ -86,7 +86,7 @@ describe('timeout', () => {
     const error = await caught(() => makeClient({ timeout: 100, maxRetries: 1 }).payments.retrieve('p-1'));
     expect(error).toBeInstanceOf(APITimeoutError);
     expect((error as Error).message).toMatch(/100 ms/);
-    // API.md "Errors": APITimeoutError carries a `cause` (a TimeoutError, as AbortSignal.timeout gives).
+    // APITimeoutError carries a `cause` (a TimeoutError, as AbortSignal.timeout gives).
     expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
     expect(state.attempts).toBe(2);
   });

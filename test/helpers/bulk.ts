@@ -17,7 +17,7 @@ export function rows(n: number): Array<PayoutCreateParams & { reference: string 
   return Array.from({ length: n }, (_, i) => row(i));
 }
 
-/** A mock whose live key can pay out (payouts need a live key: service-api.md §5.4), with a large XOF wallet. */
+/** A mock whose live key can pay out (payouts need a live key with approved KYC: docs/service.md "Endpoints"), with a large XOF wallet. */
 export function payoutMock(options: MockServiceOptions = {}): MockService {
   const mock = createMockService(options);
   mock.seed({ wallets: [{ currency: 'XOF', balance: 1_000_000_000 }] }, { apiKey: mock.liveApiKey });

@@ -1,4 +1,4 @@
-/** Realistic bodies, shaped as service-api.md §2 shows them. Override any field per test. */
+/** Realistic bodies, shaped as the service shows them (docs/service.md "Money and records"). Override any field per test. */
 import type { CheckoutSession, Payment } from '../../src/index.js';
 
 export const API_KEY = 'sk_test_51FixtureKeyThatMustNeverLeak';
@@ -10,10 +10,10 @@ export const LIVE_KEY = 'sk_live_51FixtureKeyThatMustNeverLeak';
 export const ORIGIN = 'http://127.0.0.1:4010';
 export const API_URL = `${ORIGIN}/api/v1`;
 
-/** Valid `payments.create` params: a direct charge in Senegal (service-api.md §4.1). */
+/** Valid `payments.create` params: a direct charge in Senegal (docs/service.md "Endpoints"). */
 export const chargeParams = { amount: 5000, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' };
 
-/** Valid `checkoutSessions.create` params (service-api.md §4.4). */
+/** Valid `checkoutSessions.create` params (docs/service.md "Endpoints"). */
 export const sessionParams = { amount: 5000, currency: 'XOF', description: 'Order #1042' };
 
 /** A record as the service sends it: the fields the SDK types, and any others it adds. */
@@ -59,7 +59,7 @@ export function checkoutSession(overrides: Partial<ServiceRecord<CheckoutSession
   };
 }
 
-/** A list envelope with absolute links, as Laravel writes them (service-api.md §2.7). */
+/** A list envelope with absolute links, as Laravel writes them (docs/service.md "Endpoints", lists). */
 export function envelope<T>(
   data: T[],
   opts: { page?: number; lastPage?: number; perPage?: number; total?: number; origin?: string; path?: string } = {},

@@ -35,7 +35,7 @@ export async function raw(
   return { status: response.status, body: text ? JSON.parse(text) : undefined, headers: response.headers };
 }
 
-/** Checks a delivery the way the service signs (API.md "Webhooks"): recomputed HMAC of the raw body with the whole secret. */
+/** Checks a delivery the way the service signs (docs/service.md "Webhooks"): recomputed HMAC of the raw body with the whole secret. */
 export async function expectSigned(delivery: WebhookDelivery<unknown>, secret: string, type: string): Promise<Json> {
   expect(delivery.headers['X-Service-Signature']).toBe(await signWebhookPayload(delivery.body, secret));
   expect(delivery.headers['X-Service-Signature']).toMatch(/^[0-9a-f]{64}$/);

@@ -5,7 +5,7 @@ import { payment } from './fixtures.js';
 export const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 export const OTHER_SECRET = 'whsec_0ldSecretBeforeRotation000000000';
 
-/** A body as the service sends it (service-api.md §6.2): `{ id, type, data }`. */
+/** A body as the service sends it (docs/service.md "Webhooks"): `{ id, type, data }`. */
 export function eventBody(overrides: { id?: unknown; type?: string; data?: unknown } = {}): string {
   return JSON.stringify({
     id: 'evt_01JD3Z8Q4X5Y6Z7A8B9C0D1E2F',
@@ -23,7 +23,7 @@ export function nodeSignature(body: string | Uint8Array, secret = SECRET): strin
   return createHmac('sha256', secret).update(body).digest('hex');
 }
 
-/** Headers of a delivery of `body` (service-api.md §6.2). */
+/** Headers of a delivery of `body`: `X-Service-Event` and `X-Service-Signature` (docs/service.md "Webhooks"). */
 export function deliveryHeaders(body: string, opts: { secret?: string; type?: string | null } = {}): Record<string, string> {
   const headers: Record<string, string> = {
     'content-type': 'application/json',

@@ -1,5 +1,5 @@
 /**
- * The HTTP core against a real `node:http` server on 127.0.0.1 (issue 2 "Done when"): socket resets
+ * The HTTP core against a real `node:http` server on 127.0.0.1: socket resets
  * before and after the server did the work, answers slower than the timeout, 503 with
  * Retry-After: 0, a body cut mid-way, connection refused, and keep-alive.
  */

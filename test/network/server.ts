@@ -1,7 +1,7 @@
 /**
  * A real `node:http` server on 127.0.0.1 for the network tests of the HTTP core: a mock cannot drop
  * a socket, stall past a timeout or cut a body. It models the service's idempotent creations
- * (service-api.md §5.2): a map Idempotency-Key → resource; a key seen again with the same body is
+ * (docs/service.md "Idempotency"): a map Idempotency-Key → resource; a key seen again with the same body is
  * replayed with 200, nothing created.
  */
 import { randomUUID } from 'node:crypto';

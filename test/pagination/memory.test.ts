@@ -1,5 +1,5 @@
 /**
- * "Memory stays flat however many pages are walked" (API.md "Pagination"), checked structurally:
+ * "Memory stays flat however many pages are walked" (README "Pagination"), checked structurally:
  * after walking many pages, the pages already left behind are garbage-collectable. Collection is
  * only deterministic with `--expose-gc`, which the test workers do not have, so the walk runs in a
  * child Node process (the SDK bundled from src/ by esbuild, pages served by a `fetch` function:

@@ -1,5 +1,5 @@
 /**
- * Pagination (API.md "Pagination", service-api.md §2.7, §4.10): the iterator follows links.next to
+ * Pagination (README "Pagination"; docs/service.md "Endpoints", lists): the iterator follows links.next to
  * null, every request goes to the configured base URL (the link's origin is never contacted: msw
  * would fail an unhandled request to it, and the log would show it), a repeated link stops the
  * walk, and nothing is fetched past what the caller asked for.

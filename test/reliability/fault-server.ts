@@ -1,6 +1,6 @@
 /**
  * A real `node:http` server on 127.0.0.1 that models the service's idempotent creations
- * (service-api.md §5.2) and injects faults a mock cannot: dropped sockets, bodies cut short,
+ * (docs/service.md "Idempotency") and injects faults a mock cannot: dropped sockets, bodies cut short,
  * answers slower than the client's timeout.
  *
  * Faults are drawn from a seeded PRNG keyed by (operation, attempt), not by arrival order, so a
@@ -108,7 +108,7 @@ const HTML_502 =
   '<html><head><title>502 Bad Gateway</title></head><body><center><h1>502 Bad Gateway</h1></center><hr><center>nginx</center></body></html>';
 const HTML_503 = '<!DOCTYPE html><html><head><title>Service Unavailable</title></head><body>Be right back.</body></html>';
 
-/** Builds the resource the service would create from the request body (service-api.md §2.1, §2.2, §4.1, §4.4). */
+/** Builds the resource the service would create from the request body (docs/service.md "Money and records", "Endpoints"). */
 function createResource(kind: Kind, body: Record<string, unknown>): Record<string, unknown> {
   const created_at = new Date().toISOString();
   const amount = Number(body.amount);
@@ -178,7 +178,7 @@ export async function startFaultServer(options: FaultServerOptions): Promise<Fau
     res.end(body);
   };
 
-  /** The idempotent creation of service-api.md §5.2: first → 201, same key + same content → 200, different content → 409. */
+  /** The service's idempotent creation (docs/service.md "Idempotency"): first → 201, same key + same content → 200, different content → 409. */
   const act = (
     kind: Kind,
     key: string,

@@ -1,7 +1,7 @@
 /**
  * 500 creations against a real server that drops sockets, cuts bodies, answers 5xx/429 and stalls,
  * about 30 % of attempts: every logical operation must end with exactly one resource on the server
- * (service-api.md §5.2: same key + same content → 200 replay), none lost, none doubled. An
+ * (docs/service.md "Idempotency": same key + same content → 200 replay), none lost, none doubled. An
  * operation whose retries all fail surfaces its `idempotencyKey`; retrying with it completes the
  * operation without a second charge.
  *
@@ -184,7 +184,7 @@ describe('over ky and the platform fetch', () => {
           expect(result.data.reference).toBe(stored?.resource.reference);
           expect(result.data.amount).toBe(1_000 + op);
         }
-        // 200 is a replay of an earlier creation, 201 a creation (service-api.md §5.2). The server
+        // 200 is a replay of an earlier creation, 201 a creation (docs/service.md "Idempotency"). The server
         // tags each answer with its attempt number: compare with what it did on that attempt.
         const log = server.ops.get(op);
         const attempt = Number(result.response.headers.get('x-attempt'));

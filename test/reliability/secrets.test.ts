@@ -1,5 +1,5 @@
 /**
- * Secret hygiene across EVERY error class of src/core/errors.ts (API.md "Client": the API key
+ * Secret hygiene across EVERY error class of src/core/errors.ts (README "Errors": the API key
  * never appears in an error message, a log line, `JSON.stringify` or `util.inspect`; the same for
  * the webhook secret). Each class is produced the way a merchant meets it — through the client
  * against a real 127.0.0.1 server (real resets, real stalls, real cut bodies), or through webhook
@@ -317,7 +317,8 @@ const ECHO_CASES: Case[] = [
     make: (logger) => rejection(() => client(logger).payments.create(charge, on('echo-html:500'))),
   },
 
-  // Found by this suite, fixed in http.ts bufferingFetch (redacts header values once, for every status).
+  // Found by this suite: the transport (internal/transport.ts, withRedactedHeaders) redacts header
+  // values once, for every status.
   {
     label: 'echoed in 401 response headers (APIError.headers)',
     expected: 'AuthenticationError',

@@ -1,6 +1,6 @@
 /**
- * checkoutSessions.create / retrieve / list / findPayment on the wire (API.md "Resources",
- * service-api.md §2.2, §4.4–§4.6, §7).
+ * checkoutSessions.create / retrieve / list / findPayment on the wire (README "Checkout
+ * sessions"; docs/service.md "Money and records", "Endpoints").
  */
 import { HttpResponse, http } from 'msw';
 import { IdempotencyConflictError, InvalidParamsError, NotFoundError, UnprocessableEntityError } from 'payments-sdk';

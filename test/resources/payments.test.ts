@@ -1,5 +1,5 @@
 /**
- * payments.create / retrieve / list on the wire (API.md "Resources", service-api.md §4.1–§4.3):
+ * payments.create / retrieve / list on the wire (README "Payments"; docs/service.md "Endpoints"):
  * method, path, query, body, headers, unwrapping from `{ data }`, path encoding and the error
  * classes each call can end in.
  */

@@ -1,6 +1,6 @@
 /**
- * payouts, paymentLinks and wallets on the wire (API.md "Resources", service-api.md §2.3–§2.5,
- * §4.7–§4.9). These three are only partly documented: unknown keys pass through both ways.
+ * payouts, paymentLinks and wallets on the wire (README "Payouts, payment links, wallets";
+ * docs/service.md "Money and records", "Endpoints"). These three are only partly documented: unknown keys pass through both ways.
  */
 import { HttpResponse, http } from 'msw';
 import {

@@ -1,6 +1,6 @@
 /**
- * payments.waitForCompletion (API.md "Resources"; service-api.md §3.1: a mobile-money payment stays
- * pending until the customer confirms): polls until the status is neither pending nor processing,
+ * payments.waitForCompletion (README "Payments"; docs/service.md "Statuses": a mobile-money payment
+ * stays pending until the operator decides it): polls until the status is neither pending nor processing,
  * with a growing interval, abortable, and APITimeoutError at the deadline.
  *
  * The waits between polls are recorded through a wrapper of the SDK's `sleep`, so the growth of the

@@ -1,6 +1,6 @@
 /**
  * Resource helpers that need a whole service (several endpoints and state changes) run against the
- * testing kit, the in-process model of the service (issue 5): findPayment walks real pages with
+ * testing kit, the in-process model of the service (README "Testing kit"): findPayment walks real pages with
  * absolute links, and waitForCompletion sees a payment settle.
  */
 import { describe, expect, test } from 'vitest';

@@ -1,6 +1,6 @@
 /**
- * Create params are checked before anything is sent (API.md "Resources"; service-api.md §4.1, §4.4,
- * §8): one InvalidParamsError names every bad field, and the request log stays empty. Payments and
+ * Create params are checked before anything is sent (README "Resources"; docs/service.md
+ * "Endpoints"): one InvalidParamsError names every bad field, and the request log stays empty. Payments and
  * checkout sessions are fully specified, so an unknown key is an error.
  */
 import { HttpResponse, http } from 'msw';

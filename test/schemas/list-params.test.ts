@@ -1,5 +1,5 @@
 /**
- * List params (API.md "Resources"; service-api.md §4.2, §4.5, §4.10): `status`, `from`/`to` as
+ * List params (README "Resources"; docs/service.md "Endpoints"): `status`, `from`/`to` as
  * 'YYYY-MM-DD' or a Date sent as its UTC date, `per_page` 1–100, `page`. Payments and checkout
  * sessions refuse unknown filters; payouts and payment links pass them through.
  */

@@ -1,5 +1,5 @@
 /**
- * Response schemas (API.md "Responses"): unknown fields are kept, enums are open, money is strict
+ * Response schemas (README "Errors", ResponseValidationError): unknown fields are kept, enums are open, money is strict
  * (an amount that is not an integer is a ResponseValidationError), and the Laravel quirks the
  * service shows are read as meant (`metadata: []` for an empty object).
  */

@@ -1,4 +1,4 @@
-/** Keys, merchants and modes on the mock (service-api.md §5): 401, KYC and suspension 403, payouts live only, 404 across merchants. */
+/** Keys, merchants and modes on the mock (docs/service.md "Keys, modes and errors"): 401, KYC and suspension 403, payouts live only, 404 across merchants. */
 import { inspect } from 'node:util';
 import { AuthenticationError, NotFoundError, PermissionDeniedError } from 'payments-sdk';
 import { createMockService, MockServiceError } from 'payments-sdk/testing';

@@ -1,4 +1,4 @@
-/** Checkout sessions on the mock (service-api.md §2.2, §3.2, §4.4–§4.6), driven through the real client. */
+/** Checkout sessions on the mock (docs/service.md "Statuses", "Endpoints"), driven through the real client. */
 import { NotFoundError } from 'payments-sdk';
 import { MockServiceError } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';

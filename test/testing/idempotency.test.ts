@@ -1,4 +1,4 @@
-/** Idempotency on the mock (service-api.md §5.2): 201, 200 replay, 409 on another payload, forgotten after 24 h. */
+/** Idempotency on the mock (docs/service.md "Idempotency"): 201, 200 replay, 409 on another payload, forgotten after 24 h. */
 import { IdempotencyConflictError } from 'payments-sdk';
 import { IDEMPOTENCY_TTL_MS } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-/** Lists on the mock: envelope, absolute links, per_page, filters, order (service-api.md §2.7, §4.2, §4.5, §4.10). */
+/** Lists on the mock: envelope, absolute links, per_page, filters, order (docs/service.md "Endpoints"). */
 import { PaymentsClient, UnprocessableEntityError } from 'payments-sdk';
 import { createMockService } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';

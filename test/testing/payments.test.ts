@@ -1,4 +1,4 @@
-/** Direct charges on the mock (service-api.md §2.1, §3.1, §4.1–§4.3), driven through the real client. */
+/** Direct charges on the mock (docs/service.md "Statuses", "Endpoints"), driven through the real client. */
 import { InternalServerError, NotFoundError, UnprocessableEntityError } from 'payments-sdk';
 import { createMockService, MockServiceError } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';

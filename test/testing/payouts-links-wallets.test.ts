@@ -1,4 +1,4 @@
-/** Payouts, payment links and wallets on the mock (service-api.md §2.3–§2.5, §3.3, §3.4, §4.7–§4.9). */
+/** Payouts, payment links and wallets on the mock (docs/service.md "Money and records", "Endpoints"). */
 import { NotFoundError, UnprocessableEntityError } from 'payments-sdk';
 import { LINK_UNAVAILABLE, MockServiceError } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';

@@ -243,7 +243,7 @@ describeRedis('redisDedupeStore on a real redis-server', () => {
 
 /**
  * A Redis that stops answering mid-delivery (SIGSTOP: connections stay open, nothing answers; or
- * killed). The service waits 10 s for an answer (service-api.md §8) and then counts a failure, so
+ * killed). The service waits 10 s for an answer (docs/service.md "Webhooks") and then counts a failure, so
  * every store call is bounded by `dedupeTimeoutMs`; the clients keep their DEFAULT settings, under
  * which a command waits as long as the connection stays up.
  */
