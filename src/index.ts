@@ -58,17 +58,17 @@ export {
   WebhookVerificationError,
 } from './core/errors.js';
 export { Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
-export {
-  type MissedPaymentFinding,
-  type PaymentFinalEventType,
-  type ReconcileFinding,
-  type ReconcileInbox,
-  type ReconcileOptions,
-  type ReconcileProgress,
-  type ReconcileWindow,
-  type ReconcileWithCheck,
-  type ReconcileWithInbox,
-  type StalePaymentFinding,
+export type {
+  MissedPaymentFinding,
+  PaymentFinalEventType,
+  ReconcileFinding,
+  ReconcileInbox,
+  ReconcileOptions,
+  ReconcileProgress,
+  ReconcileWindow,
+  ReconcileWithCheck,
+  ReconcileWithInbox,
+  StalePaymentFinding,
 } from './core/reconcile.js';
 export { type CurrencyCode, isKnownCurrency, type KnownCurrencyCode } from './currencies.js';
 export type { Logger, LogLevel } from './internal/logger.js';
