@@ -3,13 +3,7 @@
  * event with its effect, its context reaches `onEvent` and the handlers of `on`, and its result
  * decides the answer. The outcome of every delivery is a value of the core's answer.
  */
-import {
-  expressWebhook,
-  type WebhookDeliveryResult,
-  type WebhookEvent,
-  type WebhookInbox,
-  webhookHandler,
-} from 'payments-sdk/webhooks';
+import { expressWebhook, type WebhookDeliveryResult, type WebhookEvent, type WebhookInbox, webhookHandler } from 'payments-sdk/webhooks';
 import { describe, expect, it, vi } from 'vitest';
 import { createWebhookCore } from '../../src/webhooks/handler.js';
 import { deliveryHeaders, eventBody, SECRET } from '../helpers/webhook-deliveries.js';
