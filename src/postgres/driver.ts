@@ -102,7 +102,8 @@ type Opener = () => Promise<Connection>;
 
 /** Recognises `db` by its shape. Throws, naming what is accepted, for anything else. */
 export function sqlDriver(db: PostgresDatabase, where: string): SqlDriver {
-  return { transaction: (timeoutMs, work) => transaction(openerOf(db, where), timeoutMs, work) };
+  const open = openerOf(db, where);
+  return { transaction: (timeoutMs, work) => transaction(open, timeoutMs, work) };
 }
 
 function openerOf(db: unknown, where: string): Opener {

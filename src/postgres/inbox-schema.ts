@@ -67,13 +67,13 @@ CREATE UNIQUE INDEX IF NOT EXISTS ${names.finalEventIndex}
 
 /** Records an event; affects no row when the event, or its payment's final event, is already recorded. */
 export function insertEventSql(names: InboxNames): string {
-  return `INSERT INTO ${names.table} (event_id, event_type, resource_id, body) VALUES ($1, $2, $3, $4::jsonb) ON CONFLICT DO NOTHING`;
+  return `INSERT INTO ${names.table} (event_id, event_type, resource_id, body) VALUES ($1, $2, $3, $4::text::jsonb) ON CONFLICT DO NOTHING`;
 }
 
 /** The payments, among `$1` (a JSON array of `{ resource_id, event_type }`), whose final event is recorded. */
 export function handledPaymentsSql(names: InboxNames): string {
   const types = FINAL_PAYMENT_EVENTS.map((type) => `'${type}'`).join(', ');
-  return `SELECT DISTINCT i.resource_id FROM jsonb_to_recordset($1::jsonb) AS k(resource_id text, event_type text)
+  return `SELECT DISTINCT i.resource_id FROM jsonb_to_recordset($1::text::jsonb) AS k(resource_id text, event_type text)
 JOIN ${names.table} AS i ON i.resource_id = k.resource_id AND i.event_type = k.event_type
 WHERE i.event_type IN (${types})`;
 }
