@@ -1,6 +1,6 @@
 import { defineConfig, type Options } from 'tsup';
 
-// One build for the five public entries (API.md "Package"): ESM + CommonJS + .d.ts/.d.cts each,
+// One build for the five public entries: ESM + CommonJS + .d.ts/.d.cts each,
 // matching package.json `exports` (checked by `npm run check:package`: publint + attw on the tarball).
 // `payments-sdk/webhooks` must not pull in the HTTP client, so chunks are split per entry and nothing
 // under src/webhooks imports src/client.ts (checked by `npm run size` on the built files).

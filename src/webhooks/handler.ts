@@ -32,11 +32,12 @@ export type WebhookEventHandlers<Context = void> = {
   [T in PayoutEventType]?: (event: PayoutWebhookEvent, context: Context) => unknown;
 };
 
-/** What {@link WebhookHandlerOptions.onError} is told about a delivery answered with an error. */
+/** What {@link WebhookHandlerCommonOptions.onError} is told about a delivery answered with an error. */
 export interface WebhookErrorInfo {
   /**
-   * The HTTP status answered: 400, 409, 413, 500 or 503 (the dedupe store failed, timed out or is
-   * full); or 200 when the event was handled but the dedupe store failed to record it in time.
+   * The HTTP status answered: 400, 409, 413, 500 or 503 (the dedupe store or the inbox's database
+   * failed, timed out or is full); or 200 when the event was handled but the dedupe store failed to
+   * record it in time.
    */
   status: number;
   /** The verification failure, when the status is 400. */
