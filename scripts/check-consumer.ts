@@ -118,7 +118,7 @@ try {
     { name: 'newest', typescript: 'latest', typesNode: 'latest', zod: ['zod@latest'] },
   ];
   // What the examples and programs import, at the ranges this repo tests with (fastify: its current major).
-  const frameworks = ['express', '@types/express', 'hono', 'redis', 'ioredis', 'undici', 'vitest'].map(
+  const frameworks = ['express', '@types/express', 'hono', 'redis', 'ioredis', 'pg', '@types/pg', 'postgres', 'undici', 'vitest'].map(
     (name) => `${name}@${devRange(name)}`,
   );
   frameworks.push('fastify@^5');

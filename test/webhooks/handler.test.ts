@@ -3,6 +3,7 @@ import { Hono } from 'hono';
 import { PaymentsError } from 'payments-sdk';
 import {
   memoryDedupeStore,
+  type WebhookDedupeHandlerOptions,
   type WebhookDedupeStore,
   type WebhookErrorInfo,
   type WebhookEvent,
@@ -26,7 +27,7 @@ function delivery(body = eventBody(), opts: { secret?: string; headers?: Record<
  * A handler whose errors are collected rather than logged, with a store of its own: the default
  * store is shared by every handler of the process with the same secret (test/webhooks/default-store.test.ts).
  */
-function handler(options: WebhookHandlerOptions) {
+function handler(options: WebhookDedupeHandlerOptions) {
   const errors: { error: unknown; info: WebhookErrorInfo }[] = [];
   const handle = webhookHandler({ onError: (error, info) => errors.push({ error, info }), dedupe: memoryDedupeStore(), ...options });
   return { handle, errors };

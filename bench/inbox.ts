@@ -1,0 +1,153 @@
+/**
+ * `npm run bench:inbox`: webhook deliveries per second through the Postgres inbox, beside a floor
+ * written by hand on the same database, on the BUILT package. Not part of `npm test`.
+ *
+ * - One real PostgreSQL server (test/helpers/postgres.ts, started here), one pg Pool of 4.
+ * - 4 concurrent senders, each delivering distinct events one after another.
+ * - The floor: per delivery, one transaction on a pooled client: `INSERT … ON CONFLICT DO NOTHING`
+ *   of the event id, then the merchant's write (a row in `effects`), then COMMIT.
+ * - The inbox, two ways: `inbox.deliver(event, effect)` (the same database work, through the SDK),
+ *   and the whole `webhookHandler({ inbox })` on a signed Request (verification included), beside a
+ *   route written by hand: the Request's body read, `verifyWebhook`, the floor, a JSON Response.
+ * - Interleaved rounds, the order rotated each round; a ratio is the median of the per-round ratios.
+ *   Goal: the inbox at ≥ 0.9 × the floor.
+ *
+ *   BENCH_QUICK=1   fewer rounds (a smoke run)       PG_BINDIR=…   where initdb and postgres are
+ */
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import { postgresInbox } from 'payments-sdk/postgres';
+import { signWebhookPayload, verifyWebhook, type WebhookEvent, webhookHandler } from 'payments-sdk/webhooks';
+import pg from 'pg';
+import { median } from 'simple-statistics';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const QUICK = process.env.BENCH_QUICK === '1';
+const ROUNDS = QUICK ? 2 : 7;
+const PER_SENDER = QUICK ? 50 : 250;
+const SENDERS = 4;
+const SECRET = 'whsec_bench_inbox_0123456789abcdef';
+const { benchPayment } = (await import(new URL('./fixtures.ts', import.meta.url).href)) as typeof import('./fixtures.js');
+
+// The test helper that runs a real PostgreSQL server, bundled for plain Node (its imports are
+// written for the test runner's resolution).
+const cache = join(root, 'node_modules', '.cache');
+await mkdir(cache, { recursive: true });
+const bundleDir = await mkdtemp(join(cache, 'bench-inbox-'));
+await build({
+  entryPoints: [join(root, 'test/helpers/postgres.ts')],
+  bundle: true,
+  platform: 'node',
+  format: 'esm',
+  packages: 'external',
+  outfile: join(bundleDir, 'postgres.mjs'),
+  logLevel: 'error',
+});
+const { startPostgresServer } = (await import(join(bundleDir, 'postgres.mjs'))) as typeof import('../test/helpers/postgres.js');
+const server = await startPostgresServer();
+const pool = new pg.Pool({ connectionString: server.url, max: SENDERS });
+
+try {
+  await pool.query('CREATE TABLE effects (n bigserial PRIMARY KEY, event_id text NOT NULL)');
+  await pool.query('CREATE TABLE floor_inbox (event_id text PRIMARY KEY)');
+  const inbox = postgresInbox(pool);
+  await inbox.migrate();
+  const handler = webhookHandler({
+    secret: SECRET,
+    inbox,
+    onEvent: async (event, { tx }) => {
+      await tx.query('INSERT INTO effects (event_id) VALUES ($1)', [event.id]);
+    },
+  });
+
+  let sequence = 0;
+  const eventOf = (id: string) => ({ id, type: 'payment.succeeded' as const, data: { ...benchPayment(sequence), uuid: `pay-${id}` } });
+
+  /** The floor: the transaction a merchant writes by hand. */
+  const floor = async (id: string) => {
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      const recorded = await client.query('INSERT INTO floor_inbox (event_id) VALUES ($1) ON CONFLICT DO NOTHING', [id]);
+      if (recorded.rowCount === 1) await client.query('INSERT INTO effects (event_id) VALUES ($1)', [id]);
+      await client.query('COMMIT');
+      client.release();
+    } catch (error) {
+      client.release(error as Error);
+      throw error;
+    }
+  };
+
+  /** A delivery as the service sends it (signing is on both sides of the comparison alike). */
+  const signed = async (id: string) => {
+    const body = JSON.stringify(eventOf(id));
+    return { body, headers: { 'content-type': 'application/json', 'x-service-signature': await signWebhookPayload(body, SECRET) } };
+  };
+
+  const sides: Record<string, (id: string) => Promise<void>> = {
+    floor,
+    'inbox.deliver': async (id) => {
+      const event = eventOf(id) as unknown as WebhookEvent;
+      const result = await inbox.deliver(event, ({ tx }) => tx.query('INSERT INTO effects (event_id) VALUES ($1)', [id]));
+      if (result.status !== 200) throw new Error(`inbox answered ${result.status}`);
+    },
+    // A route written by hand: read the Request's raw body, verify, the floor's transaction, answer.
+    'verify + floor': async (id) => {
+      const { body, headers } = await signed(id);
+      const request = new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers });
+      const event = await verifyWebhook({ payload: await request.arrayBuffer(), headers: request.headers, secret: SECRET });
+      await floor(event.id);
+      const response = Response.json({ received: true });
+      if (response.status !== 200) throw new Error('unreachable');
+    },
+    'webhookHandler + inbox': async (id) => {
+      const { body, headers } = await signed(id);
+      const response = await handler(new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers }));
+      if (response.status !== 200) throw new Error(`handler answered ${response.status}`);
+    },
+  };
+  const names = Object.keys(sides);
+
+  /** Deliveries per second of one side: SENDERS senders, PER_SENDER distinct events each. */
+  const rate = async (name: string) => {
+    const run = sides[name] as (id: string) => Promise<void>;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: SENDERS }, async () => {
+        for (let i = 0; i < PER_SENDER; i++) await run(`evt_${name.replace(/\W/g, '')}_${sequence++}`);
+      }),
+    );
+    return (SENDERS * PER_SENDER) / ((performance.now() - started) / 1000);
+  };
+
+  // Warm-up: connections opened, statements planned, code optimised.
+  for (const name of names) await rate(name);
+  const rates: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = names.map((_, i) => names[(i + round) % names.length] as string);
+    for (const name of order) rates[name]?.push(await rate(name));
+  }
+
+  const ratio = (side: string, base: string) =>
+    median((rates[side] ?? []).map((value, i) => value / ((rates[base] ?? [])[i] ?? Number.NaN)));
+  const fmt = (n: number) => n.toFixed(0);
+  console.log(`\nPostgres webhook inbox: deliveries/s, ${SENDERS} concurrent senders, ${ROUNDS} rounds of ${SENDERS * PER_SENDER}`);
+  console.log(`(${os.cpus().length} CPUs, load ${os.loadavg()[0]?.toFixed(1)}; PostgreSQL on 127.0.0.1 without fsync)\n`);
+  console.log('| side | median deliveries/s | min–max |');
+  console.log('| --- | --- | --- |');
+  for (const name of names) {
+    const values = rates[name] ?? [];
+    console.log(`| ${name} | ${fmt(median(values))} | ${fmt(Math.min(...values))}–${fmt(Math.max(...values))} |`);
+  }
+  const direct = ratio('inbox.deliver', 'floor');
+  const whole = ratio('webhookHandler + inbox', 'verify + floor');
+  console.log(`\ninbox.deliver / floor: ${direct.toFixed(2)} (goal ≥ 0.90: ${direct >= 0.9 ? 'met' : 'NOT met'})`);
+  console.log(`webhookHandler + inbox / verify + floor: ${whole.toFixed(2)}`);
+} finally {
+  await pool.end();
+  await server.stop();
+  await rm(bundleDir, { recursive: true, force: true });
+}
