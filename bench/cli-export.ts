@@ -14,10 +14,9 @@
  *
  * The same growth is also measured for the platform `fetch` alone, with no SDK: a child that walks
  * the same pages with `fetch`, `text()` and `JSON.parse` and keeps nothing. It says how much of the
- * export's growth the HTTP stack the SDK runs on shows by itself. Undici registers every response
- * body's stream with a FinalizationRegistry; a weakly referenced object outlives the young
- * generation's collections, so each page's socket buffers wait for a full collection, which V8
- * starts when memory outside the heap has grown by its external allocation limit.
+ * export's growth the HTTP stack the SDK runs on shows by itself: with `fetch`, each page's socket
+ * buffers stay allocated until a full collection, which V8 starts when memory outside the heap has
+ * grown by its external allocation limit.
  *
  *   BENCH_QUICK=1          one round instead of three
  *
