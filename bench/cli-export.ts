@@ -12,6 +12,12 @@
  * wall time of the 100,000-row export is also set against a bare `for await` over the SDK that
  * writes the same bytes (checked), for scale.
  *
+ * The same growth is also measured for the platform `fetch` alone, with no SDK: a child that walks
+ * the same pages with `fetch`, `text()` and `JSON.parse` and keeps nothing. It says how much of the
+ * export's growth the HTTP stack the SDK runs on shows by itself: with `fetch`, each page's socket
+ * buffers stay allocated until a full collection, which V8 starts when memory outside the heap has
+ * grown by its external allocation limit.
+ *
  *   BENCH_QUICK=1          one round instead of three
  *
  * Writes bench/cli-results.json and prints a Markdown table.
@@ -72,6 +78,19 @@ if (process.argv[2] === '--bare') {
   }
   out.end();
   await once(out, 'finish');
+  process.exit(0);
+}
+
+// ------------------------------------------------------------------------------ fetch alone
+// `node bench/cli-export.ts --fetch-only`: every page of PAYMENTS_BASE_URL's payments with the
+// platform fetch, each body read whole and parsed, nothing kept: the floor under the export.
+if (process.argv[2] === '--fetch-only') {
+  let next: string | null = `${process.env.PAYMENTS_BASE_URL}/api/v1/payments?per_page=100`;
+  while (next) {
+    const response = await fetch(next);
+    const page = JSON.parse(await response.text()) as { links: { next: string | null } };
+    next = page.links.next;
+  }
   process.exit(0);
 }
 
@@ -149,6 +168,7 @@ async function run(args: string[], size: Size): Promise<Run> {
 const outOf = (size: Size) => join(dir, `${size}.csv`);
 const cli = (size: Size) => run([join(root, 'dist/cli.js'), 'export', 'payments', '--out', outOf(size), '--locale', 'en'], size);
 const bare = () => run([self, '--bare', join(dir, 'bare.csv')], 'tenth');
+const fetchOnly = (size: Size) => run([self, '--fetch-only'], size);
 
 // Warm-up, and the checks: the row counts, and the bare loop writes the same bytes as the CLI.
 await cli('tenth');
@@ -156,17 +176,23 @@ await bare();
 const same = readFileSync(outOf('tenth')).equals(readFileSync(join(dir, 'bare.csv')));
 if (!same) throw new Error('the CLI and the bare loop wrote different files: the wall-time comparison would be unfair');
 
+const benchStarted = performance.now();
 const runs: Record<Size | 'bare', Run[]> = { one: [], tenth: [], full: [], bare: [] };
+const fetchRuns: Record<Size, Run[]> = { one: [], tenth: [], full: [] };
 for (let round = 0; round < ROUNDS; round++) {
   // Each round in another order, so that no size always follows the same one.
   const order: Array<Size | 'bare'> = round % 2 === 0 ? ['one', 'tenth', 'bare', 'full'] : ['full', 'bare', 'tenth', 'one'];
   for (const what of order) runs[what].push(what === 'bare' ? await bare() : await cli(what));
+  for (const size of round % 2 === 0 ? (['one', 'tenth', 'full'] as const) : (['full', 'tenth', 'one'] as const)) {
+    fetchRuns[size].push(await fetchOnly(size));
+  }
   const rows = readFileSync(outOf('full'), 'utf8').split('\n').length - 2;
   if (rows !== SIZES.full) throw new Error(`expected ${SIZES.full} rows, got ${rows}`);
   console.error(
-    `round ${round + 1}/${ROUNDS}: peak RSS one page ${runs.one.at(-1)?.maxRssMB.toFixed(1)} MB, 100k ${runs.tenth.at(-1)?.maxRssMB.toFixed(1)} MB, 1M ${runs.full.at(-1)?.maxRssMB.toFixed(1)} MB`,
+    `round ${round + 1}/${ROUNDS}: peak RSS one page ${runs.one.at(-1)?.maxRssMB.toFixed(1)} MB, 100k ${runs.tenth.at(-1)?.maxRssMB.toFixed(1)} MB, 1M ${runs.full.at(-1)?.maxRssMB.toFixed(1)} MB; fetch alone ${fetchRuns.one.at(-1)?.maxRssMB.toFixed(1)}, ${fetchRuns.tenth.at(-1)?.maxRssMB.toFixed(1)}, ${fetchRuns.full.at(-1)?.maxRssMB.toFixed(1)} MB`,
   );
 }
+const benchSeconds = (performance.now() - benchStarted) / 1000;
 server.close();
 rmSync(dir, { recursive: true, force: true });
 
@@ -180,6 +206,10 @@ const wall = (what: Size | 'bare') => median(runs[what].map((r) => r.ms)) / 1000
 const growthTenth = peak('tenth') - peak('one');
 const growthFull = peak('full') - peak('one');
 const ratio = growthFull / growthTenth;
+const fetchPeak = (size: Size) => median(fetchRuns[size].map((r) => r.maxRssMB));
+const fetchGrowthTenth = fetchPeak('tenth') - fetchPeak('one');
+const fetchGrowthFull = fetchPeak('full') - fetchPeak('one');
+const fetchRatio = fetchGrowthFull / fetchGrowthTenth;
 const results = {
   node: process.version,
   cpus: os.cpus().length,
@@ -189,13 +219,20 @@ const results = {
   growthMB: { rows100k: growthTenth, rows1M: growthFull },
   growthRatio: { value: ratio, goal: 1.25, met: ratio <= 1.25 },
   wallSeconds: { rows100k: wall('tenth'), rows1M: wall('full'), bareLoop100k: wall('bare') },
+  fetchAlone: {
+    peakRssMB: { onePage: fetchPeak('one'), rows100k: fetchPeak('tenth'), rows1M: fetchPeak('full') },
+    growthMB: { rows100k: fetchGrowthTenth, rows1M: fetchGrowthFull },
+    growthRatio: fetchRatio,
+    all: fetchRuns,
+  },
+  benchSeconds,
   all: runs,
 };
 writeFileSync(join(root, 'bench/cli-results.json'), `${JSON.stringify(results, null, 2)}\n`);
 
 const f1 = (n: number) => n.toFixed(1);
-const range = (size: Size) => {
-  const xs = runs[size].map((r) => r.maxRssMB);
+const range = (size: Size, from: Record<Size, Run[]> = runs) => {
+  const xs = from[size].map((r) => r.maxRssMB);
   return `${f1(Math.min(...xs))}–${f1(Math.max(...xs))}`;
 };
 console.log(`
@@ -208,4 +245,7 @@ console.log(`
 | growth, 1,000,000 rows | ${f1(growthFull)} MB | |
 | growth ratio 1M / 100k (goal ≤ 1.25) | ${ratio.toFixed(2)} | ${ratio <= 1.25 ? 'met' : 'MISSED'} |
 | wall time: 100k rows / 1M rows / bare loop 100k | ${wall('tenth').toFixed(2)} s / ${wall('full').toFixed(2)} s / ${wall('bare').toFixed(2)} s | |
+| platform fetch alone, peak RSS one page / 100k / 1M | ${f1(fetchPeak('one'))} / ${f1(fetchPeak('tenth'))} / ${f1(fetchPeak('full'))} MB | ${range('one', fetchRuns)} / ${range('tenth', fetchRuns)} / ${range('full', fetchRuns)} MB |
+| platform fetch alone, growth 100k / 1M, ratio | ${f1(fetchGrowthTenth)} / ${f1(fetchGrowthFull)} MB, ${fetchRatio.toFixed(2)} | |
+| whole bench | ${benchSeconds.toFixed(0)} s | |
 `);
