@@ -1,6 +1,6 @@
 import { defineConfig, type Options } from 'tsup';
 
-// One build for the four public entries (API.md "Package"): ESM + CommonJS + .d.ts/.d.cts each,
+// One build for the five public entries (API.md "Package"): ESM + CommonJS + .d.ts/.d.cts each,
 // matching package.json `exports` (checked by `npm run check:package`: publint + attw on the tarball).
 // `payments-sdk/webhooks` must not pull in the HTTP client, so chunks are split per entry and nothing
 // under src/webhooks imports src/client.ts (checked by `npm run size` on the built files).
@@ -10,6 +10,7 @@ const library: Options = {
     webhooks: 'src/webhooks/index.ts',
     testing: 'src/testing/index.ts',
     schemas: 'src/schemas/index.ts',
+    opentelemetry: 'src/opentelemetry/index.ts',
   },
   format: ['esm', 'cjs'],
   // `stripInternal`: members marked `@internal` (the client's request methods the resources call,
@@ -26,9 +27,9 @@ const library: Options = {
   platform: 'neutral',
   treeshake: true,
   splitting: true,
-  // ky and the optional msw peer stay imports, and so do Node builtins (platform 'neutral' does not
+  // ky and the optional peers (msw, @opentelemetry/api) stay imports, and so do Node builtins (platform 'neutral' does not
   // know them; only src/testing may import them).
-  external: ['msw', /^node:/],
+  external: ['msw', /^@opentelemetry\//, /^node:/],
   // zod is built in: only the parts of zod/mini the SDK uses, in the SDK's own chunks. Imported as a
   // package, every zod entry loads its whole module graph (the core, every locale, JSON Schema), some
   // ninety files: about half of what `import 'payments-sdk'` would cost a process at start-up.

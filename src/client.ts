@@ -26,8 +26,11 @@ import { VERSION } from './version.js';
 
 export type { ClientMode };
 
-import { PaymentsError } from './core/errors.js';
+import { APIError, PaymentsError } from './core/errors.js';
 import { keepFilters, Page, PagePromise } from './core/pagination.js';
+// --- telemetry wiring ---
+import { type CallObserver, errorTypeOf, type Telemetry } from './core/telemetry.js';
+// --- end telemetry wiring ---
 
 /** Options of `new PaymentsClient()`. */
 export interface ClientOptions {
@@ -62,6 +65,12 @@ export interface ClientOptions {
    * customer can read it. Only for trusted internal tools.
    */
   dangerouslyAllowBrowser?: boolean;
+  /**
+   * Where the client reports its calls and HTTP attempts: `openTelemetry()` from
+   * `payments-sdk/opentelemetry`, or your own {@link Telemetry}. Default: nothing is measured.
+   * See docs/telemetry.md.
+   */
+  telemetry?: Telemetry;
 }
 
 /** Per-call options: the optional last argument of every method. */
@@ -114,6 +123,9 @@ export class PaymentsClient {
   /** All the headers of a call without headers of its own: built once (a `Headers` is still made per call). */
   readonly #baseHeaders: [string, string][];
   readonly #send: Send;
+  readonly #telemetry: Telemetry | undefined;
+  /** Where the service is, as telemetry reports it: read from `baseUrl` once. */
+  readonly #server: { address: string; port: number } | undefined;
   // Computed once: the runtime does not change under a client.
   readonly #userAgent = `payments-sdk/${VERSION} (${runtimeName()})`;
 
@@ -167,7 +179,10 @@ export class PaymentsClient {
       timeout: this.timeout,
       maxRetries: this.maxRetries,
       maxResponseBytes: checkMaxResponseBytes(options.maxResponseBytes),
+      observed: options.telemetry !== undefined,
     });
+    this.#telemetry = checkTelemetry(options.telemetry);
+    this.#server = this.#telemetry && serverOf(this.baseUrl);
 
     this.payments = new Payments(this);
     this.checkoutSessions = new CheckoutSessions(this);
@@ -190,7 +205,7 @@ export class PaymentsClient {
     options: RequestOptions = {},
   ): APIPromise<T> {
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
-    const run = async (): Promise<WithResponse<T>> => {
+    const run = async (call?: CallObserver): Promise<WithResponse<T>> => {
       // A bad key and bad params are named in one error: every bad field at once.
       const body = checkParams(spec.params, params, `${spec.label} params`, idempotencyKeyIssues(idempotencyKey));
       const headers = this.#headers(options);
@@ -201,6 +216,7 @@ export class PaymentsClient {
         headers,
         body,
         ...this.#attemptOptions(options),
+        call,
       });
       // 201 is a creation; 200 is the service replaying an earlier one with the same key.
       return {
@@ -211,7 +227,7 @@ export class PaymentsClient {
       };
     };
     return new APIPromise(
-      run().catch((error: unknown) => {
+      this.#observed('create', path, run, idempotencyKey).catch((error: unknown) => {
         if (error instanceof PaymentsError) error.idempotencyKey = idempotencyKey;
         throw error;
       }),
@@ -229,10 +245,10 @@ export class PaymentsClient {
     options: RequestOptions = {},
   ): APIPromise<T> {
     return new APIPromise(
-      (async () => {
-        const { response, body } = await this.#get(`${pathPrefix}/${pathSegment(id, spec.label)}`, options);
+      this.#observed('retrieve', pathPrefix, async (call) => {
+        const { response, body } = await this.#get(`${pathPrefix}/${pathSegment(id, spec.label)}`, options, call);
         return { data: checkData(spec.result, body, `${spec.label} response`), response, replayed: false };
-      })(),
+      }),
     );
   }
 
@@ -244,12 +260,12 @@ export class PaymentsClient {
    */
   getUnpaginated<T>(path: string, spec: { result: z.ZodMiniType<T>; label: string }, options: RequestOptions = {}): APIPromise<T> {
     return new APIPromise(
-      (async () => {
-        const { response, body } = await this.#get(path, options);
+      this.#observed('list', path, async (call) => {
+        const { response, body } = await this.#get(path, options, call);
         const data =
           isRecord(body) && 'data' in body ? checkData(spec.result, body, spec.label) : checkResponse(spec.result, body, spec.label);
         return { data, response, replayed: false };
-      })(),
+      }),
     );
   }
 
@@ -267,11 +283,13 @@ export class PaymentsClient {
     const envelopeSchema = listEnvelope(spec.item);
     // Each page knows how to fetch the next: the path and query of its links.next, plus the first
     // request's filters when the link dropped them (keepFilters).
-    const fetchPage = async (pathAndQuery: string, filters: string): Promise<WithResponse<Page<T>>> => {
-      const { response, body } = await this.#get(pathAndQuery, options);
-      const envelope = checkResponse(envelopeSchema, body, `${spec.label} page`);
-      return { data: new Page(envelope, (next) => fetchPage(keepFilters(next, filters), filters)), response, replayed: false };
-    };
+    // One observed call per page read.
+    const fetchPage = (pathAndQuery: string, filters: string): Promise<WithResponse<Page<T>>> =>
+      this.#observed('list', path, async (call) => {
+        const { response, body } = await this.#get(pathAndQuery, options, call);
+        const envelope = checkResponse(envelopeSchema, body, `${spec.label} page`);
+        return { data: new Page(envelope, (next) => fetchPage(keepFilters(next, filters), filters)), response, replayed: false };
+      });
     return new PagePromise(
       (async () => {
         const checked = checkParams(spec.params, params ?? {}, `${spec.label} list params`, filterIssues(params));
@@ -281,9 +299,58 @@ export class PaymentsClient {
     );
   }
 
-  #get(pathAndQuery: string, options: RequestOptions) {
-    return this.#send({ method: 'GET', url: this.#url(pathAndQuery), headers: this.#headers(options), ...this.#attemptOptions(options) });
+  #get(pathAndQuery: string, options: RequestOptions, call: CallObserver | undefined) {
+    return this.#send({
+      method: 'GET',
+      url: this.#url(pathAndQuery),
+      headers: this.#headers(options),
+      ...this.#attemptOptions(options),
+      call,
+    });
   }
+
+  // --- telemetry wiring: one observed call per SDK call (per page, for a list) ---
+
+  /** The telemetry of this client, for the bulk runner. @internal */
+  get telemetry(): Telemetry | undefined {
+    return this.#telemetry;
+  }
+
+  /**
+   * Runs `work` as the SDK call `<resource>.<kind>` on `path` (`/payments`), reported to the
+   * client's telemetry when it has one; without one, `work` runs as it is.
+   */
+  #observed<T>(
+    kind: 'create' | 'retrieve' | 'list',
+    path: string,
+    work: (call: CallObserver | undefined) => Promise<WithResponse<T>>,
+    idempotencyKey?: string,
+  ): Promise<WithResponse<T>> {
+    const telemetry = this.#telemetry;
+    const server = this.#server;
+    if (telemetry === undefined || server === undefined) return work(undefined);
+    const call = telemetry.onCall({
+      operation: `${resourceName(path)}.${kind}`,
+      method: kind === 'create' ? 'POST' : 'GET',
+      urlTemplate: `${API_PREFIX}${path}${kind === 'retrieve' ? `/${idPlaceholder(path)}` : ''}`,
+      serverAddress: server.address,
+      serverPort: server.port,
+      mode: this.mode,
+      idempotencyKey,
+    });
+    return work(call).then(
+      (result) => {
+        call.end({ status: result.response.status, replayed: result.replayed });
+        return result;
+      },
+      (error: unknown) => {
+        call.end({ errorType: errorTypeOf(error), status: error instanceof APIError ? error.status : undefined });
+        throw error;
+      },
+    );
+  }
+
+  // --- end telemetry wiring ---
 
   #url(pathAndQuery: string): string {
     return `${this.baseUrl}${API_PREFIX}${pathAndQuery}`;
@@ -329,6 +396,38 @@ export function toQueryString(params: Record<string, unknown>): string {
   const text = query.toString();
   return text ? `?${text}` : '';
 }
+
+// --- telemetry wiring ---
+
+/** The resource of a path, as merchants call it: `/checkout-sessions` → `checkoutSessions`. */
+function resourceName(path: string): string {
+  return (path.split('/')[1] ?? '').replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** The placeholder of a resource's identifier in its path template, as the service documents it. */
+function idPlaceholder(path: string): string {
+  if (path === '/payments') return '{uuid}';
+  if (path === '/checkout-sessions') return '{reference}';
+  return '{id}';
+}
+
+/** The host (an IPv6 address without its brackets) and port of the service root. */
+function serverOf(baseUrl: string): { address: string; port: number } {
+  const url = new URL(baseUrl);
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return { address: url.hostname.replace(/^\[|\]$/g, ''), port };
+}
+
+/** `telemetry`: an object with the hooks the client calls. */
+function checkTelemetry(telemetry: Telemetry | undefined): Telemetry | undefined {
+  if (telemetry === undefined) return undefined;
+  if (telemetry === null || typeof telemetry !== 'object' || typeof telemetry.onCall !== 'function') {
+    throw new PaymentsError('telemetry must be an object with an onCall hook, such as openTelemetry() from payments-sdk/opentelemetry.');
+  }
+  return telemetry;
+}
+
+// --- end telemetry wiring ---
 
 /** `true` when `Headers` accepts this value (and name); never lets its TypeError, which quotes the value, out. */
 function isHeaderSafe(value: string, name = 'authorization'): boolean {

@@ -14,10 +14,13 @@ import {
   PaymentsError,
   ResponseValidationError,
 } from '../core/errors.js';
+// --- telemetry wiring: types only ---
+import type { CallObserver } from '../core/telemetry.js';
 import { AttemptAbortedError, exchange, MalformedBodyError, receivedBody, ThrownValueError } from './exchange.js';
 import type { Logger } from './logger.js';
 import { redactHeaders, redactSecrets, sanitizeError } from './logger.js';
 import { safeString } from './safe-string.js';
+// --- end telemetry wiring ---
 
 /** Statuses retried: 408, 429 and the 5xx that mean "try again". 409 and other 4xx never are. */
 export const RETRY_STATUSES = [408, 429, 500, 502, 503, 504] as const;
@@ -68,6 +71,8 @@ export interface TransportConfig {
   maxRetries: number;
   /** Largest decoded body accepted, in bytes. */
   maxResponseBytes: number;
+  /** `true` when the client has a `telemetry` option: each attempt is then reported to its call's observer. */
+  observed?: boolean;
 }
 
 /** One call, after the client resolved URL, headers and options. */
@@ -79,6 +84,8 @@ export interface TransportRequest {
   timeout: number;
   maxRetries: number;
   signal?: AbortSignal;
+  /** The telemetry handle of the call, when the client is observed. */
+  call?: CallObserver;
 }
 
 /** A received 2xx: the response (body already read) and its parsed JSON. */
@@ -98,7 +105,7 @@ export function createTransport(config: TransportConfig) {
   const callOf = (options: { context: Record<string, unknown> }) => options.context.call as CallInfo;
 
   const api: KyInstance = ky.create({
-    fetch: exchange({ fetch: config.fetch, secrets, maxResponseBytes: config.maxResponseBytes }),
+    fetch: watchedAttempts(exchange({ fetch: config.fetch, secrets, maxResponseBytes: config.maxResponseBytes }), config.observed),
     timeout: config.timeout,
     // A 3xx comes back as it is and becomes an APIError: followed, a POST would be replayed as a GET
     // and the key could go to another host.
@@ -157,6 +164,9 @@ export function createTransport(config: TransportConfig) {
     if (req.timeout !== config.timeout) options.timeout = req.timeout;
     if (req.maxRetries !== config.maxRetries) options.retry = { limit: req.maxRetries };
     if (req.signal) options.signal = req.signal;
+    // --- telemetry wiring: the call's observer rides to each attempt as a fetch option ---
+    if (req.call) (options as WatchedInit)[WATCH_ATTEMPT] = attemptWatcher(req.call, req.signal);
+    // --- end telemetry wiring ---
     let response: Response;
     try {
       response = await api(req.url, options);
@@ -200,6 +210,62 @@ export function toSDKError(error: unknown, req: CallInfo, secrets: readonly stri
       : `Request ${req.method} ${req.url} failed: ${thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : safeString(thrown)}`;
   return new APIConnectionError(redactSecrets(message, secrets), { cause: sanitizeError(thrown, secrets) });
 }
+
+// --- telemetry wiring: one report per attempt ---
+
+/** The fetch option (forwarded by ky to the exchange, as it forwards every option it does not know) that starts an attempt's report. */
+const WATCH_ATTEMPT = 'paymentsWatchAttempt';
+
+/** A fetch `init` that may carry {@link WATCH_ATTEMPT}. */
+type WatchedInit = { [WATCH_ATTEMPT]?: () => (status: number | undefined, error: unknown) => void };
+
+/** Reports each attempt of an observed call: its resend count, then its status or why it failed. */
+function attemptWatcher(call: CallObserver, callerSignal: AbortSignal | undefined) {
+  let resendCount = 0;
+  return () => {
+    const attempt = call.onAttempt({ resendCount: resendCount++ });
+    return (status: number | undefined, error: unknown) => {
+      const errorType =
+        error !== undefined
+          ? attemptErrorType(error, callerSignal)
+          : status !== undefined && (status < 200 || status > 299)
+            ? String(status)
+            : undefined;
+      attempt.end({ status, errorType });
+    };
+  };
+}
+
+/** The SDK error an attempt's failure leads to, by class name (the attempt's own error is not yet mapped). */
+function attemptErrorType(error: unknown, callerSignal: AbortSignal | undefined): string {
+  if (error instanceof MalformedBodyError) return 'ResponseValidationError';
+  if (error instanceof AttemptAbortedError) return callerSignal?.aborted ? 'APIUserAbortError' : 'APITimeoutError';
+  if (error instanceof PaymentsError) return error.name;
+  return 'APIConnectionError';
+}
+
+/** The exchange, reporting each attempt whose init carries {@link WATCH_ATTEMPT}; unchanged when the client is not observed. */
+function watchedAttempts(attempt: typeof fetch, observed: boolean | undefined): typeof fetch {
+  if (!observed) return attempt;
+  return async (input, init) => {
+    const watch = (init as WatchedInit | undefined)?.[WATCH_ATTEMPT];
+    if (!watch) return attempt(input, init);
+    // The option stays here: a custom fetch sees the init it would see without telemetry.
+    const { [WATCH_ATTEMPT]: _, ...plain } = init as RequestInit & WatchedInit;
+    const end = watch();
+    let response: Response;
+    try {
+      response = await attempt(input, plain);
+    } catch (error) {
+      end(undefined, error);
+      throw error;
+    }
+    end(response.status, undefined);
+    return response;
+  };
+}
+
+// --- end telemetry wiring ---
 
 /**
  * The body as JSON text. Params passed their schema, but a `metadata` value may still be a BigInt or
