@@ -3,6 +3,7 @@
  * once and starts the runner (runner.ts) when it is first iterated.
  */
 import { InvalidParamsError, PaymentsError, type ValidationIssue } from '../core/errors.js';
+import type { Telemetry } from '../core/telemetry.js';
 import { DAY_MS } from '../internal/durations.js';
 import type { RetryBackoff } from '../internal/http.js';
 import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
@@ -116,10 +117,11 @@ export interface CreateManyOptions<R = PayoutCreateParams> {
   clock?: () => number;
 }
 
-/** What the runner needs from the client: one creation with a given key, and the client's retry count. @internal */
+/** What the runner needs from the client: one creation with a given key, the client's retry count and telemetry. @internal */
 export interface BulkSender {
   send(row: PayoutCreateParams, idempotencyKey: string): Promise<{ data: Payout; replayed: boolean }>;
   maxRetries: number;
+  telemetry?: Telemetry;
 }
 
 /**

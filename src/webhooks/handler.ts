@@ -6,6 +6,7 @@
  * @module
  */
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
+import { errorTypeOf, type Telemetry, type TelemetryWebhookResult } from '../core/telemetry.js';
 import { readCapped } from '../internal/capped-stream.js';
 import { readEnv } from '../internal/runtime.js';
 import { memoryDedupeStore, type WebhookDedupeStore } from './dedupe.js';
@@ -81,6 +82,12 @@ export interface WebhookHandlerOptions {
   onError?: (error: unknown, info: WebhookErrorInfo) => void;
   /** Largest body accepted, in bytes; a larger one is answered 413. Default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Where each delivery is reported (event type and id, outcome, refusal reason): `openTelemetry()`
+   * from `payments-sdk/opentelemetry`, or your own `Telemetry`. The handlers run inside the delivery's
+   * span. Default: nothing is measured. See docs/telemetry.md.
+   */
+  telemetry?: Telemetry;
 }
 
 /** An answer, independent of the framework. */
@@ -167,86 +174,148 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
     }
   };
 
+  const answerDelivery = async (
+    method: string | undefined,
+    body: Uint8Array | BodyProblem,
+    headers: unknown,
+    note: DeliveryNote,
+  ): Promise<WebhookResponse> => {
+    // The service delivers with POST. Anything else is not the service.
+    if ((method ?? '').toUpperCase() !== 'POST') {
+      note.reason = 'method_not_allowed';
+      return answer(405, { error: 'Method not allowed: webhook deliveries are POST requests.' }, { allow: 'POST' });
+    }
+    if (!(body instanceof Uint8Array)) {
+      if (body.status === 413) {
+        note.reason = 'payload_too_large';
+        reportError(new PaymentsError(`Webhook body larger than maxBodyBytes (${maxBodyBytes}).`), { status: 413 });
+        return answer(413, { error: `Payload too large (over ${maxBodyBytes} bytes).` });
+      }
+      const error = new WebhookVerificationError('invalid_payload', body.message);
+      note.reason = error.reason;
+      reportError(error, { status: 400, reason: error.reason });
+      return answer(400, { error: error.message, reason: error.reason });
+    }
+
+    let event: WebhookEvent;
+    try {
+      const secret = options.secret ?? readEnv('PAYMENTS_WEBHOOK_SECRET');
+      event = await verifyWebhook({ payload: body, headers: headers as Headers, secret: checkSecrets(secret, where) });
+    } catch (error) {
+      note.errorType = errorTypeOf(error);
+      if (error instanceof WebhookVerificationError) {
+        note.reason = error.reason;
+        reportError(error, { status: 400, reason: error.reason });
+        return answer(400, { error: PUBLIC_REASON_MESSAGE[error.reason] ?? error.message, reason: error.reason });
+      }
+      // A configuration error (no secret): 500, so the service retries once it is fixed.
+      reportError(error, { status: 500 });
+      return answer(500, { error: 'Webhook endpoint misconfigured.' });
+    }
+
+    note.event = event;
+    const handler = handlerOf(event);
+    // No handler for this type: acknowledge, or the service would retry an event nobody wants.
+    if (!handler) return answer(200, { received: true });
+
+    const id = event.id;
+    if (dedupe) {
+      const claim = Promise.resolve().then(() => dedupe.claim(id));
+      try {
+        if (!(await withinTime('claim', claim, dedupeTimeoutMs))) {
+          // In flight elsewhere (not yet complete): 409 keeps the service retrying, in case that
+          // attempt fails; a 200 would count the event delivered.
+          const isComplete = dedupe.isComplete;
+          if (
+            isComplete &&
+            !(await withinTime(
+              'isComplete',
+              Promise.resolve().then(() => isComplete.call(dedupe, id)),
+              dedupeTimeoutMs,
+            ))
+          ) {
+            reportError(new PaymentsError(`Webhook event ${id} is already being handled; answered 409 so the service retries later.`), {
+              status: 409,
+              event,
+            });
+            return answer(409, { error: 'This event is being handled; retry later.' }, { 'retry-after': '60' });
+          }
+          note.duplicate = true;
+          return answer(200, { received: true, duplicate: true });
+        }
+      } catch (error) {
+        // A claim that lands after the answer would hold the id for a whole lease: given back.
+        note.errorType = errorTypeOf(error);
+        if (error instanceof DedupeTimeoutError) claim.then((won) => (won ? dedupe.release(id) : undefined)).catch(() => {});
+        reportError(error, { status: 503, event });
+        return answer(503, { error: 'Deduplication store unavailable; retry later.' }, { 'retry-after': '60' });
+      }
+    }
+
+    try {
+      await handler(event);
+    } catch (error) {
+      note.errorType = errorTypeOf(error);
+      if (dedupe) await callStoreAfterAnswer('release', () => dedupe.release(id), event, 500);
+      reportError(error, { status: 500, event });
+      // The merchant's error stays in the logs: its message may hold anything.
+      return answer(500, { error: 'The webhook handler failed; the service will retry.' });
+    }
+    if (dedupe?.complete) await callStoreAfterAnswer('complete', () => dedupe.complete?.(id), event, 200);
+    return answer(200, { received: true });
+  };
+
+  // --- telemetry wiring: one observed delivery per request answered ---
+  const telemetry = options.telemetry;
+  if (telemetry === undefined) return { maxBodyBytes, handle: (method, body, headers) => answerDelivery(method, body, headers, {}) };
+  if (telemetry === null || typeof telemetry !== 'object' || typeof telemetry.onWebhook !== 'function')
+    throw new PaymentsError(
+      `${where}: telemetry must be an object with an onWebhook hook, such as openTelemetry() from payments-sdk/opentelemetry.`,
+    );
   return {
     maxBodyBytes,
     async handle(method, body, headers) {
-      // The service delivers with POST. Anything else is not the service.
-      if ((method ?? '').toUpperCase() !== 'POST') {
-        return answer(405, { error: 'Method not allowed: webhook deliveries are POST requests.' }, { allow: 'POST' });
-      }
-      if (!(body instanceof Uint8Array)) {
-        if (body.status === 413) {
-          reportError(new PaymentsError(`Webhook body larger than maxBodyBytes (${maxBodyBytes}).`), { status: 413 });
-          return answer(413, { error: `Payload too large (over ${maxBodyBytes} bytes).` });
-        }
-        const error = new WebhookVerificationError('invalid_payload', body.message);
-        reportError(error, { status: 400, reason: error.reason });
-        return answer(400, { error: error.message, reason: error.reason });
-      }
-
-      let event: WebhookEvent;
+      const delivery = telemetry.onWebhook();
+      const note: DeliveryNote = {};
+      let response: WebhookResponse;
       try {
-        const secret = options.secret ?? readEnv('PAYMENTS_WEBHOOK_SECRET');
-        event = await verifyWebhook({ payload: body, headers: headers as Headers, secret: checkSecrets(secret, where) });
+        response = await delivery.run(() => answerDelivery(method, body, headers, note));
       } catch (error) {
-        if (error instanceof WebhookVerificationError) {
-          reportError(error, { status: 400, reason: error.reason });
-          return answer(400, { error: PUBLIC_REASON_MESSAGE[error.reason] ?? error.message, reason: error.reason });
-        }
-        // A configuration error (no secret): 500, so the service retries once it is fixed.
-        reportError(error, { status: 500 });
-        return answer(500, { error: 'Webhook endpoint misconfigured.' });
+        delivery.end({ outcome: 'failed', status: 500, errorType: errorTypeOf(error) });
+        throw error;
       }
-
-      const handler = handlerOf(event);
-      // No handler for this type: acknowledge, or the service would retry an event nobody wants.
-      if (!handler) return answer(200, { received: true });
-
-      const id = event.id;
-      if (dedupe) {
-        const claim = Promise.resolve().then(() => dedupe.claim(id));
-        try {
-          if (!(await withinTime('claim', claim, dedupeTimeoutMs))) {
-            // In flight elsewhere (not yet complete): 409 keeps the service retrying, in case that
-            // attempt fails; a 200 would count the event delivered.
-            const isComplete = dedupe.isComplete;
-            if (
-              isComplete &&
-              !(await withinTime(
-                'isComplete',
-                Promise.resolve().then(() => isComplete.call(dedupe, id)),
-                dedupeTimeoutMs,
-              ))
-            ) {
-              reportError(new PaymentsError(`Webhook event ${id} is already being handled; answered 409 so the service retries later.`), {
-                status: 409,
-                event,
-              });
-              return answer(409, { error: 'This event is being handled; retry later.' }, { 'retry-after': '60' });
-            }
-            return answer(200, { received: true, duplicate: true });
-          }
-        } catch (error) {
-          // A claim that lands after the answer would hold the id for a whole lease: given back.
-          if (error instanceof DedupeTimeoutError) claim.then((won) => (won ? dedupe.release(id) : undefined)).catch(() => {});
-          reportError(error, { status: 503, event });
-          return answer(503, { error: 'Deduplication store unavailable; retry later.' }, { 'retry-after': '60' });
-        }
-      }
-
-      try {
-        await handler(event);
-      } catch (error) {
-        if (dedupe) await callStoreAfterAnswer('release', () => dedupe.release(id), event, 500);
-        reportError(error, { status: 500, event });
-        // The merchant's error stays in the logs: its message may hold anything.
-        return answer(500, { error: 'The webhook handler failed; the service will retry.' });
-      }
-      if (dedupe?.complete) await callStoreAfterAnswer('complete', () => dedupe.complete?.(id), event, 200);
-      return answer(200, { received: true });
+      delivery.end(deliveryResult(response.status, note));
+      return response;
     },
   };
+  // --- end telemetry wiring ---
 }
+
+// --- telemetry wiring ---
+
+/** What the answering of a delivery learnt on the way, for its telemetry. */
+interface DeliveryNote {
+  event?: WebhookEvent;
+  duplicate?: boolean;
+  reason?: string;
+  errorType?: string;
+}
+
+/** The outcome of a delivery from the status answered and what was learnt on the way. */
+function deliveryResult(status: number, note: DeliveryNote): TelemetryWebhookResult {
+  const outcome =
+    status === 200 ? (note.duplicate ? 'duplicate' : 'handled') : status === 409 ? 'duplicate' : status >= 500 ? 'failed' : 'refused';
+  const result: TelemetryWebhookResult = { outcome, status };
+  if (note.event) {
+    result.eventType = note.event.type;
+    result.eventId = note.event.id;
+  }
+  if (outcome === 'refused' && note.reason !== undefined) result.reason = note.reason;
+  if (outcome === 'failed' && note.errorType !== undefined) result.errorType = note.errorType;
+  return result;
+}
+
+// --- end telemetry wiring ---
 
 /** A dedupe store call that did not settle within `dedupeTimeoutMs`. */
 class DedupeTimeoutError extends PaymentsError {}
