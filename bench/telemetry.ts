@@ -66,7 +66,7 @@ export async function benchTelemetry(origin: string, options: { quick: boolean; 
   await tracerProvider.shutdown();
   await meterProvider.shutdown();
   const base = samples['payments-sdk'];
-  const rows = names.map((name) => ({
+  const rows: Record<string, string>[] = names.map((name) => ({
     client: name,
     'CPU µs per request (median)': median(samples[name]).toFixed(1),
     'min–max over rounds': `${min(samples[name]).toFixed(1)}–${max(samples[name]).toFixed(1)}`,
