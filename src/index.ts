@@ -58,6 +58,24 @@ export {
   type WebhookVerificationReason,
 } from './core/errors.js';
 export { Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
+export type {
+  AttemptObserver,
+  BulkObserver,
+  CallObserver,
+  ReconcileObserver,
+  Telemetry,
+  TelemetryAttemptInfo,
+  TelemetryAttemptResult,
+  TelemetryBulkInfo,
+  TelemetryBulkResult,
+  TelemetryCallInfo,
+  TelemetryCallResult,
+  TelemetryReconcileInfo,
+  TelemetryReconcileResult,
+  TelemetryWebhookResult,
+  WebhookObserver,
+  WebhookOutcome,
+} from './core/telemetry.js';
 export { type CurrencyCode, isKnownCurrency, type KnownCurrencyCode } from './currencies.js';
 export type { RetryBackoff } from './internal/http.js';
 export type { Logger, LogLevel } from './internal/logger.js';

@@ -8,6 +8,7 @@
  * @packageDocumentation
  */
 export { WebhookVerificationError, type WebhookVerificationReason } from '../core/errors.js';
+export type { Telemetry, TelemetryWebhookResult, WebhookObserver, WebhookOutcome } from '../core/telemetry.js';
 export {
   DedupeStoreFullError,
   type IORedisLikeClient,
