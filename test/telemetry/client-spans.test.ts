@@ -200,4 +200,45 @@ describe('client spans', () => {
     expect(attempts.map((span) => span.attributes['http.request.resend_count'])).toEqual([undefined, 1]);
     expect(otel.span('wallets.list').attributes['error.type']).toBe('APIConnectionError');
   });
+
+  it('a timed-out attempt: error.type APITimeoutError, no status', async () => {
+    const stall = await startServer(() => {}, { readBody: false });
+    try {
+      const c = new PaymentsClient({ apiKey: API_KEY, baseUrl: stall.origin, telemetry: otel.telemetry, timeout: 50, maxRetries: 0 });
+      await expect(c.wallets.list()).rejects.toThrow(/timed out/);
+      const attempt = otel.span('GET /api/v1/wallets');
+      expect(attempt.attributes['error.type']).toBe('APITimeoutError');
+      expect(attempt.attributes).not.toHaveProperty('http.response.status_code');
+      expect(otel.span('wallets.list').attributes['error.type']).toBe('APITimeoutError');
+    } finally {
+      await stall.close();
+    }
+  });
+
+  it('a custom fetch sees the init it would see without telemetry', async () => {
+    const inits: (RequestInit | undefined)[] = [];
+    const recording: typeof fetch = (input, init) => {
+      inits.push(init);
+      return fetch(input, init);
+    };
+    const plain = new PaymentsClient({ apiKey: API_KEY, baseUrl: server.origin, fetch: recording });
+    const observed = new PaymentsClient({ apiKey: API_KEY, baseUrl: server.origin, fetch: recording, telemetry: otel.telemetry });
+    await plain.wallets.list();
+    await observed.wallets.list();
+    expect(inits).toHaveLength(2);
+    expect(Object.keys(inits[1] ?? {}).sort()).toEqual(Object.keys(inits[0] ?? {}).sort());
+  });
+
+  it('without the option nothing is reported; a telemetry without onCall is refused at construction', async () => {
+    const recorded = async () =>
+      (await otel.points('http.client.request.duration')).reduce((sum, point) => sum + (point.value as Histogram).count, 0);
+    const before = await recorded();
+    await new PaymentsClient({ apiKey: API_KEY, baseUrl: server.origin }).wallets.list();
+    expect(otel.spans()).toEqual([]);
+    expect(await recorded()).toBe(before);
+    // biome-ignore lint/suspicious/noExplicitAny: a merchant's untyped JavaScript.
+    expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl: server.origin, telemetry: { onWebhook() {} } as any })).toThrow(
+      /telemetry must be an object with an onCall hook/,
+    );
+  });
 });
