@@ -19,7 +19,7 @@ export async function* runBatch<R extends PayoutCreateParams>(
 ): AsyncGenerator<BulkResult<R>> {
   const run = new BatchRun(o, sender);
   // --- telemetry wiring: one observed run, its sends inside it, one report per row ---
-  const observer = sender.telemetry?.onBulk({ batchId: o.batchId });
+  const observer = sender.telemetry?.onBulk?.({ batchId: o.batchId });
   let finished = false;
   let failed: unknown;
   // --- end telemetry wiring ---

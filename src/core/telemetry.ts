@@ -171,12 +171,12 @@ export interface ReconcileObserver {
 export interface Telemetry {
   /** An SDK call starts (each page of a list is a call of its own). */
   onCall(info: TelemetryCallInfo): CallObserver;
-  /** A webhook delivery arrives at a handler. */
-  onWebhook(): WebhookObserver;
-  /** A bulk payout run starts (`payouts.createMany`). */
-  onBulk(info: TelemetryBulkInfo): BulkObserver;
-  /** A reconciliation run starts. */
-  onReconcile(info: TelemetryReconcileInfo): ReconcileObserver;
+  /** A webhook delivery arrives at a handler. Without it, deliveries are not reported. */
+  onWebhook?(): WebhookObserver;
+  /** A bulk payout run starts (`payouts.createMany`). Without it, bulk runs are not reported (their calls are). */
+  onBulk?(info: TelemetryBulkInfo): BulkObserver;
+  /** A reconciliation run starts. Without it, reconciliations are not reported (their calls are). */
+  onReconcile?(info: TelemetryReconcileInfo): ReconcileObserver;
 }
 
 /** The class name of what was thrown, for `errorType`: never its message. */

@@ -267,15 +267,20 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
 
   // --- telemetry wiring: one observed delivery per request answered ---
   const telemetry = options.telemetry;
-  if (telemetry === undefined) return { maxBodyBytes, handle: (method, body, headers) => answerDelivery(method, body, headers, {}) };
-  if (telemetry === null || typeof telemetry !== 'object' || typeof telemetry.onWebhook !== 'function')
+  if (
+    telemetry !== undefined &&
+    (telemetry === null || typeof telemetry !== 'object' || !['undefined', 'function'].includes(typeof telemetry.onWebhook))
+  )
     throw new PaymentsError(
-      `${where}: telemetry must be an object with an onWebhook hook, such as openTelemetry() from payments-sdk/opentelemetry.`,
+      `${where}: telemetry must be an object whose onWebhook is a function, such as openTelemetry() from payments-sdk/opentelemetry.`,
     );
+  // A telemetry without onWebhook reports the client's calls only.
+  const onWebhook = telemetry?.onWebhook?.bind(telemetry);
+  if (onWebhook === undefined) return { maxBodyBytes, handle: (method, body, headers) => answerDelivery(method, body, headers, {}) };
   return {
     maxBodyBytes,
     async handle(method, body, headers) {
-      const delivery = telemetry.onWebhook();
+      const delivery = onWebhook();
       const note: DeliveryNote = {};
       let response: WebhookResponse;
       try {

@@ -108,9 +108,20 @@ describe('payments.webhook', () => {
     });
   });
 
-  it('a telemetry option without onWebhook is refused when the handler is built', () => {
+  it('a telemetry whose onWebhook is not a function is refused when the handler is built; one without onWebhook reports nothing', async () => {
     // biome-ignore lint/suspicious/noExplicitAny: a merchant's untyped JavaScript.
-    expect(() => webhookHandler({ secret: SECRET, onEvent: () => {}, telemetry: {} as any })).toThrow(/telemetry must be an object/);
+    expect(() => webhookHandler({ secret: SECRET, onEvent: () => {}, telemetry: { onWebhook: 'yes' } as any })).toThrow(
+      /telemetry must be an object whose onWebhook is a function/,
+    );
+    const callsOnly = { onCall: otel.telemetry.onCall };
+    const handler = webhookHandler({ secret: SECRET, onEvent: () => {}, telemetry: callsOnly });
+    const body = JSON.stringify({ id: 'evt_calls_only', type: 'payment.succeeded', data: payment({ status: 'succeeded' }) });
+    const signature = await signWebhookPayload(body, SECRET);
+    const answer = await handler(
+      new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: { 'x-service-signature': signature } }),
+    );
+    expect(answer.status).toBe(200);
+    expect(otel.spans()).toEqual([]);
   });
 });
 
