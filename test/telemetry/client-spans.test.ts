@@ -33,6 +33,11 @@ beforeAll(async () => {
       if (flaky % 2 === 1) return server.json(res, 503, { message: 'Service indisponible.' });
       return server.json(res, 200, { data: checkoutSession() });
     }
+    // A proxy's page where JSON was expected.
+    if (url.pathname === '/api/v1/broken') {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      return res.end('<html>gateway</html>');
+    }
     if (url.pathname === '/api/v1/wallets') return server.json(res, 200, { data: [{ currency: 'XOF', balance: 100 }] });
     server.json(res, 500, { message: 'unexpected' });
   });
@@ -241,6 +246,20 @@ describe('client spans', () => {
     expect(call.attributes).not.toHaveProperty('url.template');
     expect(attempt.attributes).not.toHaveProperty('url.template');
     expect(JSON.stringify([call.attributes, attempt.attributes])).not.toContain('pay_secret-looking-id');
+  });
+
+  it('a 2xx whose body is not JSON: error.type ResponseValidationError on each attempt and on the call', async () => {
+    await expect(client().request({ method: 'GET', path: '/broken' }, { maxRetries: 1 })).rejects.toThrow();
+    const attempts = otel.spans().filter((span) => span.name === 'GET');
+    expect(attempts).toHaveLength(2);
+    for (const attempt of attempts) expect(attempt.attributes['error.type']).toBe('ResponseValidationError');
+    expect(otel.span('request').attributes['error.type']).toBe('ResponseValidationError');
+  });
+
+  it("the caller's abort: error.type APIUserAbortError on the attempt and the call", async () => {
+    await expect(client().wallets.list({ signal: AbortSignal.abort() })).rejects.toThrow();
+    expect(otel.span('GET /api/v1/wallets').attributes['error.type']).toBe('APIUserAbortError');
+    expect(otel.span('wallets.list').attributes['error.type']).toBe('APIUserAbortError');
   });
 
   it('withOptions: the derived client reports to the same telemetry', async () => {
