@@ -36,7 +36,8 @@ beforeAll(async () => {
     // A proxy's page where JSON was expected.
     if (url.pathname === '/api/v1/broken') {
       res.writeHead(200, { 'content-type': 'text/html' });
-      return res.end('<html>gateway</html>');
+      res.end('<html>gateway</html>');
+      return;
     }
     if (url.pathname === '/api/v1/wallets') return server.json(res, 200, { data: [{ currency: 'XOF', balance: 100 }] });
     server.json(res, 500, { message: 'unexpected' });
