@@ -1,6 +1,6 @@
 import { defineConfig, type Options } from 'tsup';
 
-// One build for the five public entries: ESM + CommonJS + .d.ts/.d.cts each,
+// One build for the six public entries: ESM + CommonJS + .d.ts/.d.cts each,
 // matching package.json `exports` (checked by `npm run check:package`: publint + attw on the tarball).
 // `payments-sdk/webhooks` must not pull in the HTTP client, so chunks are split per entry and nothing
 // under src/webhooks imports src/client.ts (checked by `npm run size` on the built files).
@@ -11,6 +11,7 @@ const library: Options = {
     testing: 'src/testing/index.ts',
     schemas: 'src/schemas/index.ts',
     postgres: 'src/postgres/index.ts',
+    opentelemetry: 'src/opentelemetry/index.ts',
   },
   format: ['esm', 'cjs'],
   // `stripInternal`: members marked `@internal` (the client's request methods the resources call,
@@ -29,9 +30,9 @@ const library: Options = {
   splitting: true,
   // Dependencies (ky, zod) stay imports, resolved from the merchant's node_modules: one copy of zod
   // in a program that uses zod itself, and a zod fix reaches merchants without a rebuild of the SDK.
-  // tsup leaves `dependencies` external; msw (an optional peer) and Node builtins (platform
+  // tsup leaves `dependencies` external; msw and @opentelemetry/api (optional peers) and Node builtins (platform
   // 'neutral' does not know them; only src/testing may import them) are named here.
-  external: ['msw', /^node:/],
+  external: ['msw', /^@opentelemetry\//, /^node:/],
   // tsup strips `node:` by default (for Node < 14.18). Keep it: Deno, Bun and Workers' nodejs_compat
   // resolve `node:http` reliably, a bare `http` not always.
   removeNodeProtocol: false,

@@ -9,7 +9,7 @@
  *   Across rounds, simple-statistics gives the median and min–max; a ratio is the median of the
  *   per-round ratios (paired: a slow patch of the machine hits both sides alike).
  *
- *   BENCH_ONLY=request,pages,cold,webhooks   run a subset          BENCH_QUICK=1   fewer rounds (a smoke run)
+ *   BENCH_ONLY=request,pages,cold,webhooks,telemetry   run a subset          BENCH_QUICK=1   fewer rounds (a smoke run)
  *
  * Prints one markdown table per benchmark; writes every figure to bench/results.json (gitignored).
  */
@@ -30,7 +30,7 @@ import * as z from 'zod/mini';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.env.BENCH_QUICK === '1';
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'request,pages,cold,webhooks').split(',').map((s) => s.trim()));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'request,pages,cold,webhooks,telemetry').split(',').map((s) => s.trim()));
 const API_KEY = 'sk_test_bench_0123456789abcdef';
 const { UUID, PAGES, PER_PAGE, LATENCY_MS, webhookEventBody } = (await import(
   new URL('./fixtures.ts', import.meta.url).href
@@ -368,6 +368,15 @@ try {
   if (ONLY.has('pages')) results.pages = await benchPages(server.fast);
   if (ONLY.has('cold')) results.cold = benchCold(server.fast);
   if (ONLY.has('webhooks')) results.webhooks = await benchWebhooks();
+  if (ONLY.has('telemetry')) {
+    const { benchTelemetry } = (await import(new URL('./telemetry.ts', import.meta.url).href)) as typeof import('./telemetry.js');
+    const telemetry = await benchTelemetry(server.fast, { quick: QUICK, apiKey: API_KEY, uuid: UUID });
+    table(
+      `5. CPU per request with openTelemetry() (BatchSpanProcessor, metrics aggregated): ${telemetry.rounds} rounds of ${telemetry.requests} sequential GETs`,
+      telemetry.rows,
+    );
+    results.telemetry = telemetry;
+  }
 } finally {
   server.stop();
 }

@@ -118,9 +118,23 @@ try {
     { name: 'newest', typescript: 'latest', typesNode: 'latest', zod: ['zod@latest'] },
   ];
   // What the examples and programs import, at the ranges this repo tests with (fastify: its current major).
-  const frameworks = ['express', '@types/express', 'hono', 'redis', 'ioredis', 'pg', '@types/pg', 'postgres', 'undici', 'vitest'].map(
-    (name) => `${name}@${devRange(name)}`,
-  );
+  const frameworks = [
+    'express',
+    '@types/express',
+    'hono',
+    'redis',
+    'ioredis',
+    'pg',
+    '@types/pg',
+    'postgres',
+    'undici',
+    'vitest',
+    // docs/telemetry.md: the optional peer and the Node SDK set-up.
+    '@opentelemetry/api',
+    '@opentelemetry/sdk-node',
+    '@opentelemetry/instrumentation-http',
+    '@opentelemetry/instrumentation-express',
+  ].map((name) => `${name}@${devRange(name)}`);
   frameworks.push('fastify@^5');
 
   for (const toolchain of toolchains) {

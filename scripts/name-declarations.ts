@@ -1,6 +1,6 @@
 /**
  * Gives the shared declaration chunks of dist/ names that say what they hold. tsup bundles the
- * `.d.ts` of the four entries with rollup, which puts types shared by several entries into chunks
+ * `.d.ts` of the five entries with rollup, which puts types shared by several entries into chunks
  * named `<last module>-<hash>.d.ts` (`payout-CfnqACDM.d.ts` holding `Payment`), with no option to
  * name them. Go-to-definition lands in those files, so each one is renamed here and every import of
  * it rewritten.
@@ -27,6 +27,8 @@ const NAMES: Record<string, string> = {
   wallet: 'checkout-link-and-wallet',
   // src/webhooks/events.ts and inbox.ts: the webhook event types and the inbox seam, shared by the webhooks and postgres entries.
   inbox: 'webhook-events-and-inbox',
+  // src/core/telemetry.ts: the Telemetry hooks, shared by the main, webhooks and opentelemetry entries.
+  telemetry: 'telemetry',
 };
 
 const CHUNK = /^(?<name>[a-z-]+)-(?<hash>[A-Za-z0-9_-]{8})\.d\.(?<ext>c?ts)$/;

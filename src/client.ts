@@ -9,9 +9,11 @@
 
 import type * as z from 'zod/mini';
 import { APIPromise, type WithResponse } from './core/api-promise.js';
-import { InvalidParamsError, PaymentsError, type ValidationIssue } from './core/errors.js';
+import { APIError, InvalidParamsError, PaymentsError, type ValidationIssue } from './core/errors.js';
 import { keepFilters, Page, PagePromise } from './core/pagination.js';
 import type { RequestOptions } from './core/request-options.js';
+// --- telemetry wiring ---
+import { type CallObserver, errorTypeOf, type Telemetry, type TelemetryCallInfo } from './core/telemetry.js';
 import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from './internal/config.js';
 import { MAX_TIMER_MS } from './internal/durations.js';
 import { isRecord } from './internal/is-record.js';
@@ -36,6 +38,8 @@ import { Wallets } from './resources/wallets.js';
 import { Webhooks } from './resources/webhook-verifier.js';
 import { listEnvelope } from './schemas/list-envelope.js';
 import { VERSION } from './version.js';
+
+// --- end telemetry wiring ---
 
 export type { ClientVerifyWebhookInput, Webhooks } from './resources/webhook-verifier.js';
 export type { ClientMode, HttpMethod, RequestOptions, RetryBackoff };
@@ -73,11 +77,17 @@ export interface ClientOptions {
    * customer can read it. Only for trusted internal tools.
    */
   dangerouslyAllowBrowser?: boolean;
+  /**
+   * Where the client reports its calls and HTTP attempts: `openTelemetry()` from
+   * `payments-sdk/opentelemetry`, or your own {@link Telemetry}. Default: nothing is measured.
+   * See docs/telemetry.md.
+   */
+  telemetry?: Telemetry;
 }
 
 /**
  * What {@link PaymentsClient.withOptions} can change: the defaults of each call. The key, the base
- * URL, the webhook secret and the `fetch` stay the client's.
+ * URL, the webhook secret, the `fetch` and the telemetry stay the client's.
  */
 export type ClientDefaults = Pick<
   ClientOptions,
@@ -151,6 +161,9 @@ export class PaymentsClient {
   /** All the headers of a call without headers of its own: built once (a `Headers` is still made per call). */
   readonly #baseHeaders: [string, string][];
   readonly #transport: Transport;
+  readonly #telemetry: Telemetry | undefined;
+  /** Where the service is, as telemetry reports it: read from `baseUrl` once. */
+  readonly #server: { address: string; port: number } | undefined;
 
   constructor(options: ClientOptions = {}) {
     if (isBrowser() && !options.dangerouslyAllowBrowser) {
@@ -203,6 +216,8 @@ export class PaymentsClient {
       backoff: checkBackoff(options.retryBackoff),
       maxResponseBytes: checkMaxResponseBytes(options.maxResponseBytes),
     });
+    this.#telemetry = checkTelemetry(options.telemetry);
+    this.#server = this.#telemetry && serverOf(this.baseUrl);
 
     this.payments = new Payments(this);
     this.checkoutSessions = new CheckoutSessions(this, this.payments);
@@ -214,7 +229,7 @@ export class PaymentsClient {
 
   /**
    * A client with other defaults (timeout, retries, headers, backoff, answer cap, logging) and the
-   * same key, base URL, webhook secret and `fetch`, so the same connection pool. `headers` are added
+   * same key, base URL, webhook secret, `fetch` and telemetry, so the same connection pool. `headers` are added
    * to this client's (a name given again replaces its value). This client is left as it is.
    *
    * ```ts
@@ -258,7 +273,14 @@ export class PaymentsClient {
     const posting = isRecord(request) && request.method === 'POST';
     const idempotencyKey = posting ? (options.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
     const run = async (): Promise<WithResponse<T>> => {
-      const { method, path, query, body, schema, label } = checkRequest(request, idempotencyKey);
+      const checked = checkRequest(request, idempotencyKey);
+      // The path may hold identifiers: the call is reported by its method alone, without a path template.
+      return this.#observed({ operation: 'request', method: checked.method }, (call) => send(checked, call), idempotencyKey);
+    };
+    const send = async (
+      { method, path, query, body, schema, label }: ReturnType<typeof checkRequest<T>>,
+      call: CallObserver | undefined,
+    ): Promise<WithResponse<T>> => {
       const headers = this.#headers(options);
       if (idempotencyKey !== undefined) headers.set('idempotency-key', idempotencyKey);
       const text = body === undefined ? undefined : jsonBody(body);
@@ -269,6 +291,7 @@ export class PaymentsClient {
         headers,
         body: text,
         ...this.#callOptions(options),
+        observer: call,
       });
       // A classic zod schema and a zod/mini one both have the `safeParse` the check calls (checkRequest made sure).
       const data = schema === undefined ? (received as T) : checkResponse(schema as z.ZodMiniType<T>, received, `${label} response`);
@@ -292,7 +315,7 @@ export class PaymentsClient {
     options: RequestOptions = {},
   ): APIPromise<T> {
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
-    const run = async (): Promise<WithResponse<T>> => {
+    const run = async (call?: CallObserver): Promise<WithResponse<T>> => {
       // A bad key and bad params are named in one error: every bad field at once.
       const body = checkParams(spec.params, params, `${spec.label} params`, idempotencyKeyIssues(idempotencyKey));
       const headers = this.#headers(options);
@@ -304,6 +327,7 @@ export class PaymentsClient {
         headers,
         body: jsonBody(body),
         ...this.#callOptions(options),
+        observer: call,
       });
       // 201 is a creation; 200 is the service replaying an earlier one with the same key.
       return {
@@ -313,7 +337,7 @@ export class PaymentsClient {
         replayed: response.status === 200,
       };
     };
-    return new APIPromise(withIdempotencyKey(run(), idempotencyKey));
+    return new APIPromise(withIdempotencyKey(this.#observed(this.#operation('create', path), run, idempotencyKey), idempotencyKey));
   }
 
   /**
@@ -327,10 +351,10 @@ export class PaymentsClient {
     options: RequestOptions = {},
   ): APIPromise<T> {
     return new APIPromise(
-      (async () => {
-        const { response, body } = await this.#get(`${pathPrefix}/${pathSegment(id, spec.label)}`, options);
+      this.#observed(this.#operation('retrieve', pathPrefix), async (call) => {
+        const { response, body } = await this.#get(`${pathPrefix}/${pathSegment(id, spec.label)}`, options, call);
         return { data: checkData(spec.result, body, `${spec.label} response`), response, replayed: false };
-      })(),
+      }),
     );
   }
 
@@ -342,12 +366,12 @@ export class PaymentsClient {
    */
   getUnpaginated<T>(path: string, spec: { result: z.ZodMiniType<T>; label: string }, options: RequestOptions = {}): APIPromise<T> {
     return new APIPromise(
-      (async () => {
-        const { response, body } = await this.#get(path, options);
+      this.#observed(this.#operation('list', path), async (call) => {
+        const { response, body } = await this.#get(path, options, call);
         const data =
           isRecord(body) && 'data' in body ? checkData(spec.result, body, spec.label) : checkResponse(spec.result, body, spec.label);
         return { data, response, replayed: false };
-      })(),
+      }),
     );
   }
 
@@ -365,11 +389,13 @@ export class PaymentsClient {
     const envelopeSchema = listEnvelope(spec.item);
     // Each page knows how to fetch the next: the path and query of its links.next, plus the first
     // request's filters when the link dropped them (keepFilters).
-    const fetchPage = async (pathAndQuery: string, filters: string): Promise<WithResponse<Page<T>>> => {
-      const { response, body } = await this.#get(pathAndQuery, options);
-      const envelope = checkResponse(envelopeSchema, body, `${spec.label} page`);
-      return { data: new Page(envelope, (next) => fetchPage(keepFilters(next, filters), filters)), response, replayed: false };
-    };
+    // One observed call per page read.
+    const fetchPage = (pathAndQuery: string, filters: string): Promise<WithResponse<Page<T>>> =>
+      this.#observed(this.#operation('list', path), async (call) => {
+        const { response, body } = await this.#get(pathAndQuery, options, call);
+        const envelope = checkResponse(envelopeSchema, body, `${spec.label} page`);
+        return { data: new Page(envelope, (next) => fetchPage(keepFilters(next, filters), filters)), response, replayed: false };
+      });
     return new PagePromise(
       (async () => {
         const checked = checkParams(spec.params, params ?? {}, `${spec.label} list params`, filterIssues(params));
@@ -379,9 +405,59 @@ export class PaymentsClient {
     );
   }
 
-  #get(path: string, options: RequestOptions) {
-    return this.#transport.send({ method: 'GET', path, headers: this.#headers(options), ...this.#callOptions(options) });
+  #get(path: string, options: RequestOptions, call: CallObserver | undefined) {
+    return this.#transport.send({ method: 'GET', path, headers: this.#headers(options), ...this.#callOptions(options), observer: call });
   }
+
+  // --- telemetry wiring: one observed call per SDK call (per page, for a list) ---
+
+  /** The telemetry of this client, for bulk payouts and reconciliation. @internal */
+  get telemetry(): Telemetry | undefined {
+    return this.#telemetry;
+  }
+
+  /** The call `<resource>.<kind>` on the resource at `path` (`/payments`), with its path template. */
+  #operation(kind: 'create' | 'retrieve' | 'list', path: string): ObservedOperation {
+    return {
+      operation: `${resourceName(path)}.${kind}`,
+      method: kind === 'create' ? 'POST' : 'GET',
+      urlTemplate: `${API_PREFIX}${path}${kind === 'retrieve' ? `/${idPlaceholder(path)}` : ''}`,
+    };
+  }
+
+  /**
+   * Runs `work` as the SDK call `operation`, reported to the client's telemetry when it has one
+   * (`work` hands the observer to the transport, which reports each attempt to it); without one,
+   * `work` runs as it is.
+   */
+  #observed<T>(
+    operation: ObservedOperation,
+    work: (call: CallObserver | undefined) => Promise<WithResponse<T>>,
+    idempotencyKey?: string,
+  ): Promise<WithResponse<T>> {
+    const telemetry = this.#telemetry;
+    const server = this.#server;
+    if (telemetry === undefined || server === undefined) return work(undefined);
+    const call = telemetry.onCall({
+      ...operation,
+      serverAddress: server.address,
+      serverPort: server.port,
+      mode: this.mode,
+      idempotencyKey,
+    });
+    return work(call).then(
+      (result) => {
+        call.end({ status: result.response.status, replayed: result.replayed });
+        return result;
+      },
+      (error: unknown) => {
+        call.end({ errorType: errorTypeOf(error), status: error instanceof APIError ? error.status : undefined });
+        throw error;
+      },
+    );
+  }
+
+  // --- end telemetry wiring ---
 
   #headers(options: RequestOptions): Headers {
     // The common call has no headers of its own: its list is built once, at construction.
@@ -485,6 +561,41 @@ export function toQueryString(params: Record<string, unknown>): string {
   const text = query.toString();
   return text ? `?${text}` : '';
 }
+
+// --- telemetry wiring ---
+
+/** What a call is, for telemetry: its name, method and path template. */
+type ObservedOperation = Pick<TelemetryCallInfo, 'operation' | 'method' | 'urlTemplate'>;
+
+/** The resource of a path, as merchants call it: `/checkout-sessions` → `checkoutSessions`. */
+function resourceName(path: string): string {
+  return (path.split('/')[1] ?? '').replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
+
+/** The placeholder of a resource's identifier in its path template, as the service documents it. */
+function idPlaceholder(path: string): string {
+  if (path === '/payments') return '{uuid}';
+  if (path === '/checkout-sessions') return '{reference}';
+  return '{id}';
+}
+
+/** The host (an IPv6 address without its brackets) and port of the service root. */
+function serverOf(baseUrl: string): { address: string; port: number } {
+  const url = new URL(baseUrl);
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return { address: url.hostname.replace(/^\[|\]$/g, ''), port };
+}
+
+/** `telemetry`: an object with the hooks the client calls. */
+function checkTelemetry(telemetry: Telemetry | undefined): Telemetry | undefined {
+  if (telemetry === undefined) return undefined;
+  if (telemetry === null || typeof telemetry !== 'object' || typeof telemetry.onCall !== 'function') {
+    throw new PaymentsError('telemetry must be an object with an onCall hook, such as openTelemetry() from payments-sdk/opentelemetry.');
+  }
+  return telemetry;
+}
+
+// --- end telemetry wiring ---
 
 /** `true` when `Headers` accepts this value (and name); never lets its TypeError, which quotes the value, out. */
 function isHeaderSafe(value: string, name = 'authorization'): boolean {

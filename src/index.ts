@@ -70,6 +70,24 @@ export type {
   ReconcileWithInbox,
   StalePaymentFinding,
 } from './core/reconcile.js';
+export type {
+  AttemptObserver,
+  BulkObserver,
+  CallObserver,
+  ReconcileObserver,
+  Telemetry,
+  TelemetryAttemptInfo,
+  TelemetryAttemptResult,
+  TelemetryBulkInfo,
+  TelemetryBulkResult,
+  TelemetryCallInfo,
+  TelemetryCallResult,
+  TelemetryReconcileInfo,
+  TelemetryReconcileResult,
+  TelemetryWebhookResult,
+  WebhookObserver,
+  WebhookOutcome,
+} from './core/telemetry.js';
 export { type CurrencyCode, isKnownCurrency, type KnownCurrencyCode } from './currencies.js';
 export type { Logger, LogLevel } from './internal/logger.js';
 export { currencyExponent, formatAmount, fromMinorUnits, toMinorUnits } from './money.js';

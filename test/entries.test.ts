@@ -136,6 +136,22 @@ const MAIN_EXPORTS = [
   'toMinorUnits',
   'verifyWebhook',
   'webhookHandler',
+  'AttemptObserver',
+  'BulkObserver',
+  'CallObserver',
+  'ReconcileObserver',
+  'Telemetry',
+  'TelemetryAttemptInfo',
+  'TelemetryAttemptResult',
+  'TelemetryBulkInfo',
+  'TelemetryBulkResult',
+  'TelemetryCallInfo',
+  'TelemetryCallResult',
+  'TelemetryReconcileInfo',
+  'TelemetryReconcileResult',
+  'TelemetryWebhookResult',
+  'WebhookObserver',
+  'WebhookOutcome',
 ];
 
 /** The names a module exports, types included, as the compiler sees them. */

@@ -4,6 +4,7 @@
  * journal written ahead of each send and after each outcome, retries with the same key, and
  * adaptive concurrency (send-engine.ts). Results come out one per row, in completion order.
  */
+import { errorTypeOf } from '../core/telemetry.js';
 import type { PayoutCreateParams } from '../schemas/payout.js';
 import { prepareRows } from './rows.js';
 import { BatchRun } from './send-engine.js';
@@ -17,22 +18,39 @@ export async function* runBatch<R extends PayoutCreateParams>(
   outcome: { resolve: (summary: BulkSummary) => void; reject: (error: unknown) => void },
 ): AsyncGenerator<BulkResult<R>> {
   const run = new BatchRun(o, sender);
+  // --- telemetry wiring: one observed run, its sends inside it, one report per row ---
+  const observer = sender.telemetry?.onBulk?.({ batchId: o.batchId });
+  let finished = false;
+  let failed: unknown;
+  // --- end telemetry wiring ---
   try {
-    const sent = run.start(await prepareRows(rows, o));
+    const prepared = await prepareRows(rows, o);
+    const sent = observer ? observer.run(() => run.start(prepared)) : run.start(prepared);
     for (;;) {
       const result = run.takeResult();
-      if (result) yield result;
-      else if (run.pumping) await run.changed();
+      if (result) {
+        observer?.onRow(result.status);
+        yield result;
+      } else if (run.pumping) await run.changed();
       else break;
     }
     await sent;
     if (run.failure) throw run.failure.error;
     outcome.resolve(run.summary());
+    finished = true;
   } catch (error) {
+    failed = error;
     outcome.reject(error);
     throw error;
   } finally {
     // A consumer that leaves the loop early stops new sends; those in flight finish and are journaled.
     outcome.reject(await run.close());
+    // --- telemetry wiring ---
+    if (observer) {
+      const { total: _total, aborted, ...counts } = run.summary();
+      const result = { rows: counts, aborted: aborted || (!finished && failed === undefined) };
+      observer.end(failed === undefined ? result : { ...result, errorType: errorTypeOf(failed) });
+    }
+    // --- end telemetry wiring ---
   }
 }

@@ -4,6 +4,7 @@
  * them without importing one another.
  */
 import type { InvalidParamsError, PaymentsError, ValidationIssue } from '../core/errors.js';
+import type { Telemetry } from '../core/telemetry.js';
 import type { RetryBackoff } from '../internal/transport.js';
 import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
 import type { BulkJournal, BulkJournalRecord } from './journal.js';
@@ -127,8 +128,10 @@ export interface CreateManyOptions<R = PayoutCreateParams> {
   clock?: () => number;
 }
 
-/** What the runner needs from the client: one creation with a given key, and the client's retry count. @internal */
+/** What the runner needs from the client: one creation with a given key, the client's retry count and telemetry. @internal */
 export interface BulkSender {
   send(row: PayoutCreateParams, idempotencyKey: string): Promise<{ data: Payout; replayed: boolean }>;
   maxRetries: number;
+  /** The client's telemetry: the batch reports one observed run and each row's status to it. */
+  telemetry?: Telemetry;
 }

@@ -12,6 +12,7 @@ import type { Payment, PaymentListParams } from '../schemas/payment.js';
 import { InvalidParamsError, PaymentsError, type ValidationIssue } from './errors.js';
 import type { PagePromise } from './pagination.js';
 import type { RequestOptions } from './request-options.js';
+import { errorTypeOf, type ReconcileObserver, type Telemetry } from './telemetry.js';
 
 /** The event a payment's final status is announced with. */
 export type PaymentFinalEventType = 'payment.succeeded' | 'payment.failed';
@@ -184,17 +185,68 @@ export function reconcilePayments(
   list: ListPayments,
   options: ReconcileOptions,
   requestOptions?: RequestOptions,
+  telemetry?: Telemetry,
 ): AsyncGenerator<ReconcileFinding, void, undefined> {
-  return walk(list, checkOptions(options), requestOptions);
+  const checked = checkOptions(options);
+  return telemetry?.onReconcile
+    ? observed(list, checked, requestOptions, telemetry.onReconcile.bind(telemetry))
+    : walk(list, checked, requestOptions);
 }
+
+// --- telemetry wiring: one observed run, its reads inside it, one report per finding ---
+
+/** {@link walk}, reported as one reconciliation run: each page read inside it, each finding by kind, the payments read. */
+async function* observed(
+  list: ListPayments,
+  checked: ReturnType<typeof checkOptions>,
+  requestOptions: RequestOptions | undefined,
+  onReconcile: NonNullable<Telemetry['onReconcile']>,
+): AsyncGenerator<ReconcileFinding, void, undefined> {
+  const { from, to } = checked;
+  const observer = onReconcile(to === undefined ? { from: boundText(from) } : { from: boundText(from), to: boundText(to) });
+  const progress: ReconcileProgress = { read: 0, total: 0, missed: 0, stale: 0 };
+  let errorType: string | undefined;
+  try {
+    for await (const finding of walk(list, checked, requestOptions, observer, progress)) {
+      observer.onFinding(finding.kind);
+      yield finding;
+    }
+  } catch (error) {
+    errorType = errorTypeOf(error);
+    throw error;
+  } finally {
+    observer.end(errorType === undefined ? { checked: progress.read } : { checked: progress.read, errorType });
+  }
+}
+
+/** A bound as the merchant gave it: the date, or the instant in ISO 8601. */
+function boundText(bound: Bound): string {
+  return bound.instant === undefined ? bound.filter : new Date(bound.instant).toISOString();
+}
+
+/** `pages`, each page asked for inside `run`, so that its call is part of the observed run. */
+function pagesWithin<T>(pages: AsyncIterable<T>, run: ReconcileObserver['run']): AsyncIterable<T> {
+  return {
+    [Symbol.asyncIterator]() {
+      const iterator = run(() => pages[Symbol.asyncIterator]());
+      return {
+        next: () => run(() => iterator.next()),
+        return: () => run(() => iterator.return?.() ?? Promise.resolve({ done: true as const, value: undefined })),
+      };
+    },
+  };
+}
+
+// --- end telemetry wiring ---
 
 async function* walk(
   list: ListPayments,
   checked: ReturnType<typeof checkOptions>,
   requestOptions: RequestOptions | undefined,
+  observer?: ReconcileObserver,
+  progress: ReconcileProgress = { read: 0, total: 0, missed: 0, stale: 0 },
 ): AsyncGenerator<ReconcileFinding, void, undefined> {
   const { from, to, stale, inbox, isHandled, onProgress } = checked;
-  const progress: ReconcileProgress = { read: 0, total: 0, missed: 0, stale: 0 };
   const params = (status: string): PaymentListParams => ({
     status,
     from: from.filter,
@@ -204,7 +256,10 @@ async function* walk(
   // Each status's list, page by page, the next page asked for while this one is checked and its findings handed out.
   async function* pagesOf(status: string) {
     let first = true;
-    for await (const page of readAhead(list(params(status), requestOptions).pages())) {
+    const pages = observer
+      ? pagesWithin(observer.run(() => list(params(status), requestOptions)).pages(), observer.run.bind(observer))
+      : list(params(status), requestOptions).pages();
+    for await (const page of readAhead(pages)) {
       if (first) progress.total += page.meta.total;
       first = false;
       progress.read += page.data.length;

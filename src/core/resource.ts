@@ -6,11 +6,14 @@ import type * as z from 'zod/mini';
 import type { APIPromise } from './api-promise.js';
 import type { PagePromise } from './pagination.js';
 import type { RequestOptions } from './request-options.js';
+import type { Telemetry } from './telemetry.js';
 
 /** What a resource sees of its client: the calls it makes through it. */
 export interface ResourceClient {
   /** Default retries of the client (the bulk payout runner retries rows itself, as many times). */
   readonly maxRetries: number;
+  /** The client's telemetry, for what a resource runs over many calls (bulk payouts, reconciliation). @internal */
+  readonly telemetry?: Telemetry | undefined;
   /** A creation: `POST` with params checked first and an `Idempotency-Key`, the answer unwrapped from `{ data }`. @internal */
   postCreation<P, T>(
     path: string,

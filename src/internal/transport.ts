@@ -25,6 +25,7 @@ import {
   PaymentsError,
   ResponseValidationError,
 } from '../core/errors.js';
+import type { AttemptObserver, CallObserver } from '../core/telemetry.js';
 import { readCapped } from './capped-stream.js';
 import { parseJson } from './json.js';
 import type { Logger } from './logger.js';
@@ -112,6 +113,8 @@ export interface CallRequest {
   /** Attempts after the first one. */
   maxRetries: number;
   signal?: AbortSignal | undefined;
+  /** The telemetry handle of the call, when the client has telemetry: each attempt is reported to it. */
+  observer?: CallObserver | undefined;
 }
 
 /** A 2xx answer: the response (its body read) and the body, parsed, the key redacted. */
@@ -160,7 +163,7 @@ export function createTransport(config: TransportConfig): Transport {
     for (let retry = 1; ; retry++) {
       let failure: unknown;
       try {
-        const received = await attempt(call, url);
+        const received = await attempt(call, url, retry - 1);
         logger?.debug(`payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`);
         return received;
       } catch (error) {
@@ -181,7 +184,21 @@ export function createTransport(config: TransportConfig): Transport {
    * `{ response, body }` for a 2xx; throws an SDK error (an {@link UnreadableBodyError} for a 2xx
    * whose body is not JSON) for anything else.
    */
-  async function attempt(call: CallRequest, url: string): Promise<Received> {
+  async function attempt(call: CallRequest, url: string, resendCount: number): Promise<Received> {
+    const observer = call.observer?.onAttempt({ resendCount });
+    if (!observer) return attemptOnce(call, url);
+    try {
+      const answer = await attemptOnce(call, url);
+      observer.end({ status: answer.response.status });
+      return answer;
+    } catch (error) {
+      observer.end(attemptFailure(error));
+      throw error;
+    }
+  }
+
+  /** {@link attempt}, unobserved. */
+  async function attemptOnce(call: CallRequest, url: string): Promise<Received> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -274,6 +291,18 @@ class UnreadableBodyError extends Error {
     super('The response body is not valid JSON.');
     this.text = text;
   }
+}
+
+/**
+ * How a failed attempt is reported to telemetry: an error status as its text (`'503'`), a 2xx whose
+ * body is not JSON as the `ResponseValidationError` it leads to, else the SDK error's class name (an
+ * abort is already an `APIUserAbortError` when the caller's signal fired, else an `APITimeoutError`).
+ */
+function attemptFailure(error: unknown): Parameters<AttemptObserver['end']>[0] {
+  if (error instanceof APIError) return { status: error.status, errorType: String(error.status) };
+  if (error instanceof UnreadableBodyError) return { errorType: 'ResponseValidationError' };
+  if (error instanceof PaymentsError) return { errorType: error.name };
+  return { errorType: 'APIConnectionError' };
 }
 
 /** The error a call ends with, once no more attempts are made. */

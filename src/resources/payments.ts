@@ -76,7 +76,7 @@ export class Payments extends APIResource {
    * ```
    */
   reconcile(options: ReconcileOptions, requestOptions?: RequestOptions): AsyncGenerator<ReconcileFinding, void, undefined> {
-    return reconcilePayments((params, listOptions) => this.list(params, listOptions), options, requestOptions);
+    return reconcilePayments((params, listOptions) => this.list(params, listOptions), options, requestOptions, this._client.telemetry);
   }
 
   /**

@@ -40,6 +40,7 @@ export class Payouts extends APIResource {
   createMany<R extends PayoutCreateParams>(rows: BulkRows<R>, options: CreateManyOptions<R>): PayoutBatch<R> {
     return new PayoutBatch(rows, options, {
       maxRetries: this._client.maxRetries,
+      telemetry: this._client.telemetry,
       // The client's own creation path (validation, headers, error mapping, `replayed`), one attempt
       // per call: the batch retries itself, with the same key, so that it sees every 429 and 503.
       send: async (row, idempotencyKey) => {

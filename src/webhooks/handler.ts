@@ -6,6 +6,7 @@
  * @module
  */
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
+import { errorTypeOf, type Telemetry, type TelemetryWebhookResult } from '../core/telemetry.js';
 import { readCapped } from '../internal/capped-stream.js';
 import { missingSettingMessage, readEnv } from '../internal/runtime.js';
 import { sharedMemoryDedupeStore, type WebhookDedupeStore } from './dedupe.js';
@@ -63,6 +64,12 @@ export interface WebhookHandlerCommonOptions {
   onError?: (error: unknown, info: WebhookErrorInfo) => void;
   /** Largest body accepted, in bytes; a larger one is answered 413. Default 1 MiB. */
   maxBodyBytes?: number;
+  /**
+   * Where each delivery is reported (event type and id, outcome, refusal reason): `openTelemetry()`
+   * from `payments-sdk/opentelemetry`, or your own `Telemetry`. The handlers run inside the delivery's
+   * span. Default: nothing is measured. See docs/telemetry.md.
+   */
+  telemetry?: Telemetry;
 }
 
 /** Options of {@link webhookHandler} and `expressWebhook` that deduplicate with a {@link WebhookDedupeStore}. */
@@ -208,54 +215,116 @@ export function createWebhookCore<Context>(options: WebhookHandlerOptions<Contex
       | ((event: unknown, context: unknown) => unknown)
       | undefined;
 
+  const respond = async (
+    method: string | undefined,
+    body: Uint8Array | BodyProblem,
+    headers: unknown,
+    note: DeliveryNote,
+  ): Promise<WebhookResponse> => {
+    // The service delivers with POST. Anything else is not the service.
+    if ((method ?? '').toUpperCase() !== 'POST') {
+      note.reason = 'method_not_allowed';
+      return answer('refused', 405, { error: 'Method not allowed: webhook deliveries are POST requests.' }, { allow: 'POST' });
+    }
+    if (!(body instanceof Uint8Array)) {
+      if (body.status === 413) {
+        note.reason = 'payload_too_large';
+        reportError(new PaymentsError(`Webhook body larger than maxBodyBytes (${maxBodyBytes}).`), { status: 413 });
+        return answer('refused', 413, { error: `Payload too large (over ${maxBodyBytes} bytes).` });
+      }
+      const error = new WebhookVerificationError('invalid_payload', body.message);
+      note.reason = error.reason;
+      reportError(error, { status: 400, reason: error.reason });
+      return answer('refused', 400, { error: error.message, reason: error.reason });
+    }
+
+    let event: WebhookEvent;
+    try {
+      // Resolved when the handler was built; read here only while `next build` left it unresolved.
+      const secret = secrets.length > 0 ? secrets : checkSecrets(readEnv('PAYMENTS_WEBHOOK_SECRET'), where);
+      event = await verifyWebhook({ payload: body, headers: headers as Headers, secret });
+    } catch (error) {
+      if (error instanceof WebhookVerificationError) {
+        note.reason = error.reason;
+        reportError(error, { status: 400, reason: error.reason });
+        return answer('refused', 400, { error: PUBLIC_REASON_MESSAGE[error.reason] ?? error.message, reason: error.reason });
+      }
+      // A configuration error (no secret): 500, so the service retries once it is fixed.
+      note.errorType = errorTypeOf(error);
+      reportError(error, { status: 500 });
+      return answer('failed', 500, { error: 'Webhook endpoint misconfigured.' });
+    }
+
+    note.event = event;
+    const handler = handlerOf(event);
+    // No handler for this type: acknowledge, or the service would retry an event nobody wants.
+    if (!handler) return answer('handled', 200, { received: true });
+
+    const result = await inbox.deliver(event, (context) => handler(event, context));
+    if (result.bookkeepingError !== undefined) reportError(result.bookkeepingError, { status: result.status, event });
+    if (result.status !== 200) {
+      note.errorType = errorTypeOf(result.error);
+      reportError(result.error, { status: result.status, event });
+    }
+    return answerDelivery(result);
+  };
+
+  // --- telemetry wiring: one observed delivery per request answered ---
+  const telemetry = options.telemetry;
+  if (
+    telemetry !== undefined &&
+    (telemetry === null || typeof telemetry !== 'object' || !['undefined', 'function'].includes(typeof telemetry.onWebhook))
+  )
+    throw new PaymentsError(
+      `${where}: telemetry must be an object whose onWebhook is a function, such as openTelemetry() from payments-sdk/opentelemetry.`,
+    );
+  // A telemetry without onWebhook reports the client's calls only.
+  const onWebhook = telemetry?.onWebhook?.bind(telemetry);
+  if (onWebhook === undefined) return { maxBodyBytes, handle: (method, body, headers) => respond(method, body, headers, {}) };
   return {
     maxBodyBytes,
     async handle(method, body, headers) {
-      // The service delivers with POST. Anything else is not the service.
-      if ((method ?? '').toUpperCase() !== 'POST') {
-        return answer('refused', 405, { error: 'Method not allowed: webhook deliveries are POST requests.' }, { allow: 'POST' });
-      }
-      if (!(body instanceof Uint8Array)) {
-        if (body.status === 413) {
-          reportError(new PaymentsError(`Webhook body larger than maxBodyBytes (${maxBodyBytes}).`), { status: 413 });
-          return answer('refused', 413, { error: `Payload too large (over ${maxBodyBytes} bytes).` });
-        }
-        const error = new WebhookVerificationError('invalid_payload', body.message);
-        reportError(error, { status: 400, reason: error.reason });
-        return answer('refused', 400, { error: error.message, reason: error.reason });
-      }
-
-      let event: WebhookEvent;
+      const delivery = onWebhook();
+      const note: DeliveryNote = {};
+      let response: WebhookResponse;
       try {
-        // Resolved when the handler was built; read here only while `next build` left it unresolved.
-        const secret = secrets.length > 0 ? secrets : checkSecrets(readEnv('PAYMENTS_WEBHOOK_SECRET'), where);
-        event = await verifyWebhook({ payload: body, headers: headers as Headers, secret });
+        // Verification and the merchant's handler run inside the delivery's span.
+        response = await delivery.run(() => respond(method, body, headers, note));
       } catch (error) {
-        if (error instanceof WebhookVerificationError) {
-          reportError(error, { status: 400, reason: error.reason });
-          return answer('refused', 400, { error: PUBLIC_REASON_MESSAGE[error.reason] ?? error.message, reason: error.reason });
-        }
-        // A configuration error (no secret): 500, so the service retries once it is fixed.
-        reportError(error, { status: 500 });
-        return answer('failed', 500, { error: 'Webhook endpoint misconfigured.' });
+        delivery.end({ outcome: 'failed', status: 500, errorType: errorTypeOf(error) });
+        throw error;
       }
-
-      const handler = handlerOf(event);
-      // No handler for this type: acknowledge, or the service would retry an event nobody wants.
-      if (!handler) return answer('handled', 200, { received: true });
-
-      const result = await inbox.deliver(event, (context) => handler(event, context));
-      if (result.bookkeepingError !== undefined) reportError(result.bookkeepingError, { status: result.status, event });
-      if (result.status !== 200) reportError(result.error, { status: result.status, event });
-      return answerDelivery(result);
+      delivery.end(deliveryResult(response, note));
+      return response;
     },
   };
+  // --- end telemetry wiring ---
 }
 
-/**
- * The seam this handler delivers through: the `inbox` given, else the dedupe store (by default one
- * in memory) adapted to it, else (`dedupe: false`) the effect alone.
- */
+// --- telemetry wiring ---
+
+/** What answering a delivery learnt on the way, for its telemetry. */
+interface DeliveryNote {
+  event?: WebhookEvent;
+  reason?: string;
+  errorType?: string;
+}
+
+/** How a delivery is reported: the outcome and status answered, the event, and why it was refused or failed. */
+function deliveryResult(response: WebhookResponse, note: DeliveryNote): TelemetryWebhookResult {
+  const { outcome, status } = response;
+  const result: TelemetryWebhookResult = { outcome, status };
+  if (note.event) {
+    result.eventType = note.event.type;
+    result.eventId = note.event.id;
+  }
+  if (outcome === 'refused' && note.reason !== undefined) result.reason = note.reason;
+  if (outcome === 'failed' && note.errorType !== undefined) result.errorType = note.errorType;
+  return result;
+}
+
+// --- end telemetry wiring ---
+
 /** The seam a delivery goes through: the inbox given, or the dedupe store (by default the endpoint's shared memory store) adapted to it. */
 function deliveryOf<Context>(options: WebhookHandlerOptions<Context>, where: string, secrets: readonly string[]): WebhookInbox<unknown> {
   if (options.inbox !== undefined) {

@@ -10,15 +10,8 @@
  */
 import type { WebhookEvent } from './events.js';
 
-/**
- * What became of one delivery:
- * - `handled`: the effect ran and is recorded (or nothing wanted the event), answered 200;
- * - `duplicate`: an earlier delivery of the event ran the effect (200), or is still running it (409);
- * - `refused`: the delivery is not a valid one from the service (400, 405, 413);
- * - `failed`: the effect threw (500), the endpoint is misconfigured (500), or the store or database
- *   failed or did not answer in time (503). The service delivers the event again later.
- */
-export type WebhookOutcome = 'handled' | 'duplicate' | 'refused' | 'failed';
+// One type for answers and telemetry: defined beside the telemetry hooks, which import nothing.
+export type { WebhookOutcome } from '../core/telemetry.js';
 
 /** What a {@link WebhookInbox} made of one event: the outcome, the status to answer, and why. */
 export interface WebhookDeliveryResult {

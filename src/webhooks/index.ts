@@ -8,6 +8,7 @@
  * @packageDocumentation
  */
 export { WebhookVerificationError, type WebhookVerificationReason } from '../core/errors.js';
+export type { Telemetry, TelemetryWebhookResult, WebhookObserver } from '../core/telemetry.js';
 export { readField } from '../schemas/read-field.js';
 export { type D1DatabaseLike, type D1DedupeStoreOptions, type D1PreparedStatementLike, d1DedupeStore } from './d1-dedupe.js';
 export {
