@@ -179,6 +179,7 @@ async function memory() {
   const dir = await mkdtemp(join(tmpdir(), 'bench-bulk-mem-'));
   const keepsNothing: BulkJournal = {
     claim: async (r) => ({ state: 'claimed', record: { idempotencyKey: r.idempotencyKey, index: r.index, attempts: 1, sentAt: r.now } }),
+    read: async (_batchId, keys) => keys.map(() => undefined),
     settle: async () => {},
     release: async () => {},
   };

@@ -413,7 +413,7 @@ try {
   const ky = whole - (await gzipOf(built, ['ky']));
   const zod = (await gzipOf(fromSrc, ['ky'])) - (await gzipOf(fromSrc, ['ky', 'zod', 'zod/*']));
   const fromSrcWhole = await gzipOf(fromSrc, []);
-  const runner = fromSrcWhole - (await gzipOf(fromSrc, [], ['/bulk/runner.js']));
+  const runner = fromSrcWhole - (await gzipOf(fromSrc, [], ['/bulk/result-stream.js']));
   const verifier = fromSrcWhole - (await gzipOf(fromSrc, [], ['/webhooks/verify.js']));
   const wordless = await gzipOf(fromSrc, [], [], [emptyStrings]);
   console.log(

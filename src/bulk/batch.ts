@@ -1,13 +1,13 @@
 /**
  * `payouts.createMany`: its types, and the batch object it returns, which checks the options at
- * once and starts the runner (runner.ts) when it is first iterated.
+ * once and starts the runner (result-stream.ts) when it is first iterated.
  */
 import { InvalidParamsError, PaymentsError, type ValidationIssue } from '../core/errors.js';
 import { DAY_MS } from '../internal/durations.js';
 import type { RetryBackoff } from '../internal/transport.js';
 import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
 import type { BulkJournal, BulkJournalRecord } from './journal.js';
-import { runBatch } from './runner.js';
+import { runBatch } from './result-stream.js';
 
 /** What happened to a row in this run. */
 export type BulkStatus = 'created' | 'replayed' | 'skipped' | 'failed' | 'conflict' | 'needs_reconciliation';
@@ -35,6 +35,11 @@ export interface BulkResult<R = PayoutCreateParams> {
   payout?: Payout;
   /** Why, for `failed`, `conflict` and `needs_reconciliation`. */
   error?: PaymentsError;
+  /**
+   * `true` on a `failed` row that the service refused before creating anything (now, or for a
+   * `skipped` row in an earlier run): a rerun with `retryFailed` sends it again under a new key.
+   */
+  retryable?: boolean;
   /** The Idempotency-Key of the row (derived from `batchId` and the row key). */
   idempotencyKey: string;
   /** Sends of this row in this run. */
@@ -97,6 +102,13 @@ export interface CreateManyOptions<R = PayoutCreateParams> {
   concurrency?: number;
   /** `true`: a bad row gets a `failed` result and the others go on. Default `false`: one error lists every bad row and nothing is sent. */
   skipInvalid?: boolean;
+  /**
+   * `true`: a row whose journaled outcome is a refusal that created nothing (the service refused
+   * every send of it: a key without the right, an invalid or refused payout) is sent again, under a
+   * new Idempotency-Key derived from the first (see {@link bulkIdempotencyKey}), with the row as it
+   * is now. Every other outcome stays as journaled. Default `false`: such rows are `skipped`.
+   */
+  retryFailed?: boolean;
   /** Stops new sends; those in flight finish and are journaled, then the iteration ends. */
   signal?: AbortSignal;
   /** Called after each result. */
@@ -114,6 +126,26 @@ export interface CreateManyOptions<R = PayoutCreateParams> {
   resendWindowMs?: number;
   /** The clock of the journal's timestamps and of the resend window (ms since the epoch). Default `Date.now`. */
   clock?: () => number;
+}
+
+/**
+ * A batch keyed by position (no `key` option) whose rows differ from the rows its journal holds at
+ * the same positions: rows were inserted, removed, reordered or edited since the earlier run, so a
+ * position no longer names the same payout. Thrown before anything is sent.
+ */
+export class BulkRowsChangedError extends PaymentsError {
+  /** The indexes (from 0) of the rows that differ, in order. */
+  readonly rows: number[];
+
+  /** @internal */
+  constructor(rows: number[]) {
+    super(
+      `Rows at index ${rows.slice(0, 10).join(', ')}${rows.length > 10 ? ` and ${rows.length - 10} more` : ''} differ from the rows journaled there. ` +
+        'Rows without a key are known by position and must not change between runs. Nothing was sent.',
+    );
+    this.name = 'BulkRowsChangedError';
+    this.rows = rows;
+  }
 }
 
 /** What the runner needs from the client: one creation with a given key, and the client's retry count. @internal */
@@ -172,7 +204,10 @@ function checkOptions(o: CreateManyOptions<never>): void {
     maxRetries: [Number.isInteger(m) && m >= 0 && m <= 10, 'an integer from 0 to 10'],
     leaseMs: [l >= 10, 'at least 10 ms'],
     resendWindowMs: [w >= 0 && w <= DAY_MS, 'from 0 to 24 hours'],
-    journal: [j === undefined || typeof j?.claim === 'function', 'a BulkJournal'],
+    journal: [
+      j === undefined || (typeof j?.claim === 'function' && typeof j?.read === 'function'),
+      'a BulkJournal (claim, read, settle, release)',
+    ],
   } as Record<string, [boolean, string]>).filter(([, [ok]]) => !ok);
   if (bad.length > 0)
     throw new InvalidParamsError(

@@ -9,7 +9,10 @@
  * Read back after a crash (even `SIGKILL` in the middle of a write), a torn last line is dropped:
  * it can only be a line whose write had not completed, so its send had not started.
  *
- * One process at a time per file: for several processes on one batch, use `redisJournal`.
+ * One process at a time per file, enforced: the journal holds a lock file beside it (`<path>.lock`,
+ * created exclusively, holding the process id) from its first use until `close()`. A second process
+ * is refused; a lock left by a process that no longer runs (killed) is taken over. For several
+ * processes on one batch, use `redisJournal`.
  *
  * The file system comes from `process.getBuiltinModule('node:fs')` (Node 22.3+, Bun, Deno) when
  * the journal is first used: this module is part of the main entry, which edge runtimes load, and
@@ -23,7 +26,17 @@ type FileHandle = Awaited<ReturnType<typeof Fs.promises.open>>;
 
 /** One line of the file. */
 type Line =
-  | { op: 'claim'; batch: string; key: string; ik: string; index: number; sentAt: number; attempts: number }
+  | {
+      op: 'claim';
+      batch: string;
+      key: string;
+      ik: string;
+      index: number;
+      sentAt: number;
+      attempts: number;
+      hash?: string;
+      gen?: number;
+    }
   | { op: 'settle'; batch: string; key: string; outcome: BulkOutcome }
   | { op: 'release'; batch: string; key: string; error?: BulkErrorInfo };
 
@@ -39,10 +52,61 @@ async function loadFs(): Promise<typeof Fs> {
   return fs;
 }
 
+/** Whether a process with this id runs on this machine (a zombie or another user's counts as running). */
+function running(pid: number): boolean {
+  try {
+    // biome-ignore lint/suspicious/noExplicitAny: see loadFs.
+    (globalThis as any).process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: unknown }).code === 'EPERM';
+  }
+}
+
+/**
+ * Takes the journal's lock: creates `lockPath` exclusively with this process's id. A lock whose
+ * process no longer runs is stale and taken over; a live one refuses, naming the process.
+ */
+async function lock(fs: typeof Fs, lockPath: string, journalPath: string): Promise<void> {
+  // biome-ignore lint/suspicious/noExplicitAny: see loadFs.
+  const pid = Number((globalThis as any).process.pid);
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await fs.promises.writeFile(lockPath, `${pid}\n`, { flag: 'wx' });
+      return;
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'EEXIST' || attempt >= 3) throw error;
+    }
+    const holder = Number.parseInt(await fs.promises.readFile(lockPath, 'utf8').catch(() => ''), 10);
+    if (Number.isSafeInteger(holder) && holder > 0 && running(holder)) {
+      throw new PaymentsError(
+        `fileJournal: ${journalPath} is in use by process ${holder}${holder === pid ? ' (this one)' : ''}: one run at a time per journal file. ` +
+          `Wait for it to finish; if no such process runs, delete ${lockPath}.`,
+      );
+    }
+    // Stale (its process is gone) or not yet written by a process that is creating it: an empty
+    // file younger than a second is left alone, anything else is removed and the lock taken again.
+    if (!Number.isSafeInteger(holder)) {
+      const age =
+        Date.now() -
+        (await fs.promises.stat(lockPath).then(
+          (st) => st.mtimeMs,
+          () => 0,
+        ));
+      if (age < 1000) {
+        await new Promise((resolve) => setTimeout(resolve, 1000 - age));
+        continue;
+      }
+    }
+    await fs.promises.rm(lockPath, { force: true });
+  }
+}
+
 /**
  * A journal in an append-only file of JSON lines at `path` (created when missing), flushed to disk
  * before each send and safe to read back after a crash. Keep the file until the batch is settled:
- * it is what tells a rerun which rows are done. One process at a time per file.
+ * it is what tells a rerun which rows are done. One process at a time per file: a second one is
+ * refused while `<path>.lock` names a running process.
  *
  * ```ts
  * const batch = client.payouts.createMany(rows, { batchId: 'payroll-2026-11', journal: fileJournal('payroll-2026-11.journal') });
@@ -59,10 +123,15 @@ export function fileJournal(path: string): BulkJournal {
   let waiters: Array<{ resolve: () => void; reject: (error: unknown) => void; sync: boolean }> = [];
   let writing = false;
   let failed: unknown;
+  const lockPath = `${path}.lock`;
+  let unlock: (() => Promise<void>) | undefined;
 
   const open = () => {
-    opening ??= (async () => {
+    if (opening) return opening;
+    opening = (async () => {
       const fs = await loadFs();
+      await lock(fs, lockPath, path);
+      unlock = () => fs.promises.rm(lockPath, { force: true });
       let text = '';
       try {
         text = await fs.promises.readFile(path, 'utf8');
@@ -83,6 +152,13 @@ export function fileJournal(path: string): BulkJournal {
       replay(state, text.slice(0, end), path);
       handle = await fs.promises.open(path, 'a');
     })();
+    // A journal that cannot be opened (locked, damaged) gives its lock back and can be tried again.
+    opening.catch(async () => {
+      opening = undefined;
+      const release = unlock;
+      unlock = undefined;
+      await release?.();
+    });
     return opening;
   };
 
@@ -129,9 +205,15 @@ export function fileJournal(path: string): BulkJournal {
           index: changed.index,
           sentAt: changed.sentAt ?? request.now,
           attempts: changed.attempts,
+          ...(changed.rowHash !== undefined && { hash: changed.rowHash }),
+          ...(changed.generation !== undefined && { gen: changed.generation }),
         });
       }
       return answer;
+    },
+    async read(batchId, rowKeys) {
+      await open();
+      return rowKeys.map((key) => state.get(batchId, key));
     },
     async settle(batchId, rowKey, _owner, outcome) {
       state.settle(batchId, rowKey, outcome);
@@ -149,6 +231,8 @@ export function fileJournal(path: string): BulkJournal {
       await handle?.close();
       handle = undefined;
       opening = undefined;
+      await unlock?.();
+      unlock = undefined;
     },
   };
 }
@@ -167,11 +251,15 @@ function replay(state: JournalState, text: string, path: string): void {
     }
     const found = state.get(line.batch, line.key);
     if (line.op === 'claim') {
+      // A claim under a new generation (a refused row sent again) starts a new record.
+      const same = found !== undefined && (found.generation ?? 0) === (line.gen ?? 0);
       const record: BulkJournalRecord = {
-        ...found,
+        ...(same ? found : {}),
         idempotencyKey: line.ik,
         index: line.index,
-        sentAt: found?.sentAt ?? line.sentAt,
+        ...(line.hash !== undefined && { rowHash: same ? (found.rowHash ?? line.hash) : line.hash }),
+        ...(line.gen !== undefined && { generation: line.gen }),
+        sentAt: (same ? found.sentAt : undefined) ?? line.sentAt,
         attempts: line.attempts,
       };
       state.load(line.batch, line.key, record);

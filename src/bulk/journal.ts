@@ -4,8 +4,8 @@
  * rerun knows which rows are done, which were sent without a known outcome (resent with the same
  * key while the service still remembers it), and which are past that window (reconciled by hand).
  *
- * A journal holds row keys, Idempotency-Keys, timestamps, payout ids and error summaries: never the
- * API key, never the request.
+ * A journal holds row keys, Idempotency-Keys, row hashes, timestamps, payout ids and error summaries:
+ * never the API key, never the request.
  */
 
 /** Final outcome of a row, as recorded in a journal. */
@@ -31,6 +31,13 @@ export interface BulkOutcome {
   payout?: { id?: string | number; status?: string };
   /** Why, for `failed` and `conflict`. */
   error?: BulkErrorInfo;
+  /**
+   * `true` on a `failed` outcome that proves nothing was created under the row's Idempotency-Key:
+   * the service refused every send of it before creating anything (an invalid request, a key
+   * without the right, a refused payout). Such a row may be sent again, under a new key, by a run
+   * with `retryFailed`.
+   */
+  retryable?: boolean;
 }
 
 /** What a journal knows of one row. */
@@ -39,9 +46,17 @@ export interface BulkJournalRecord {
   idempotencyKey: string;
   /** The row's index in the batch when it was first claimed. */
   index: number;
+  /**
+   * A hash of the row's content when it was claimed under this key (hex SHA-256 of its canonical
+   * JSON). A batch keyed by position compares it before sending anything: a different row at the
+   * same position means the rows moved, and the run is refused.
+   */
+  rowHash?: string;
+  /** How many times the row was sent again after a refusal (`retryFailed`); absent for 0. Each has its own key. */
+  generation?: number;
   /** When the row was first sent under this key (ms since the epoch); absent until then. */
   sentAt?: number;
-  /** Sends so far, over every run. */
+  /** Claims so far under this key, over every run. */
   attempts: number;
   /** Set once the row has an outcome. */
   outcome?: BulkOutcome;
@@ -63,6 +78,15 @@ export interface BulkClaimRequest {
   leaseMs: number;
   /** A row first sent before this instant is not claimed: its key may be forgotten by the service. */
   sentBefore: number;
+  /** The hash of the row's content, kept in the record when it is created. */
+  rowHash?: string;
+  /**
+   * Set to send again a row whose outcome is a retryable refusal (`outcome.retryable`): the claim
+   * starts a new record, at `generation` under `idempotencyKey`, only while the stored record is
+   * still that refusal at `generation - 1` (so two runners never restart a row twice). Any other
+   * state answers as without it.
+   */
+  retry?: { generation: number; idempotencyKey: string };
 }
 
 /**
@@ -80,12 +104,21 @@ export interface BulkClaim {
 
 /**
  * Storage of a bulk payout's journal. {@link memoryJournal}, `fileJournal(path)` and
- * `redisJournal(client)` implement it; implement it yourself to keep journals in your own database
- * (the claim must be atomic across the processes that share the journal).
+ * `redisJournal(client)` implement it; implement it yourself to keep journals in your own database.
+ *
+ * What an implementation must do:
+ * - `claim` is atomic across the processes that share the journal, and durable when it resolves;
+ * - it keeps, per batch and row key, the record: Idempotency-Key, index, `rowHash` and `generation`
+ *   as first claimed, `sentAt`, `attempts`, the outcome (with its `retryable` flag) and `lastError`;
+ * - a claim with `retry` restarts a retryable refusal as a compare-and-set on `generation`;
+ * - `read` answers the records of many rows at once, without claiming them;
+ * - a journal that only one process may use at a time (a file) refuses a second one.
  */
 export interface BulkJournal {
   /** Claims a row before it is sent. Must be durable when it resolves: the send follows at once. */
   claim(request: BulkClaimRequest): Promise<BulkClaim>;
+  /** The records of the rows `rowKeys` of the batch (in that order; `undefined` where none), without claiming them. */
+  read(batchId: string, rowKeys: readonly string[]): Promise<Array<BulkJournalRecord | undefined>>;
   /** Records a row's outcome and drops the claim. */
   settle(batchId: string, rowKey: string, owner: string, outcome: BulkOutcome): Promise<void>;
   /** Drops the claim of a row whose last send has no known outcome (it stays resendable). */
@@ -113,14 +146,24 @@ export class JournalState {
   claim(r: BulkClaimRequest): { answer: BulkClaim; changed?: HeldRecord } {
     const id = rowId(r.batchId, r.rowKey);
     const found = this.#rows.get(id);
-    if (found?.outcome) return { answer: { state: 'done', record: plain(found) } };
+    const restart = found !== undefined && r.retry !== undefined && restartable(found, r.retry.generation);
+    if (found?.outcome && !restart) return { answer: { state: 'done', record: plain(found) } };
     if (found?.owner !== undefined && found.owner !== r.owner && (found.leaseUntil ?? 0) > r.now) {
       return { answer: { state: 'busy', record: plain(found) } };
     }
-    if (found?.sentAt !== undefined && found.sentAt < r.sentBefore) return { answer: { state: 'expired', record: plain(found) } };
+    if (!restart && found?.sentAt !== undefined && found.sentAt < r.sentBefore)
+      return { answer: { state: 'expired', record: plain(found) } };
+    const fresh = (idempotencyKey: string, generation: number): BulkJournalRecord => ({
+      idempotencyKey,
+      index: r.index,
+      ...(r.rowHash !== undefined && { rowHash: r.rowHash }),
+      ...(generation > 0 && { generation }),
+      attempts: 0,
+    });
+    const base = restart && r.retry ? fresh(r.retry.idempotencyKey, r.retry.generation) : (found ?? fresh(r.idempotencyKey, 0));
     const record: HeldRecord = {
-      ...(found ?? { idempotencyKey: r.idempotencyKey, index: r.index, attempts: 0 }),
-      sentAt: found?.sentAt ?? r.now,
+      ...base,
+      sentAt: base.sentAt ?? r.now,
       owner: r.owner,
       leaseUntil: r.now + r.leaseMs,
     };
@@ -161,6 +204,11 @@ export class JournalState {
   }
 }
 
+/** Whether the record is a retryable refusal at the generation before `generation`. */
+export function restartable(record: BulkJournalRecord, generation: number): boolean {
+  return record.outcome?.status === 'failed' && record.outcome.retryable === true && (record.generation ?? 0) + 1 === generation;
+}
+
 function rowId(batchId: string, rowKey: string): string {
   return `${batchId.length}:${batchId}:${rowKey}`;
 }
@@ -181,6 +229,9 @@ export function memoryJournal(): BulkJournal {
   return {
     async claim(request) {
       return state.claim(request).answer;
+    },
+    async read(batchId, rowKeys) {
+      return rowKeys.map((key) => state.get(batchId, key));
     },
     async settle(batchId, rowKey, _owner, outcome) {
       state.settle(batchId, rowKey, outcome);

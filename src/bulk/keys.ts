@@ -1,7 +1,8 @@
 /**
  * The Idempotency-Key of a row of a bulk payout: derived from the batch id and the row key alone,
  * so a rerun of the same batch (even without its journal, even from another machine) sends the same
- * key for the same row, and the service replays the payout instead of paying it twice.
+ * key for the same row, and the service replays the payout instead of paying it twice. Also the hash
+ * of a row's content, which a journal keeps to recognise the row at a position.
  */
 
 /** Prefix of every derived key: names the scheme, so another derivation can never collide with it. */
@@ -17,13 +18,36 @@ const encoder = new TextEncoder();
  * (`("a:b", "c")` and `("a", "b:c")` give different keys). The result is 70 characters of
  * `[a-z0-9_]`: a valid header value, well inside the service's 255.
  *
+ * A row sent again after a refusal that created nothing (`retryFailed`) gets the key of
+ * `"retry" + generation + ":" + that text` instead (generation 1 for the first such send).
+ *
  * Exported so that a key can be recomputed for reconciliation, e.g. in a shell:
- * `printf '%s' "7:payroll:emp-17" | sha256sum`.
+ * `printf '%s' "7:payroll:emp-17" | sha256sum` (or `"retry1:7:payroll:emp-17"`).
  */
-export async function bulkIdempotencyKey(batchId: string, rowKey: string): Promise<string> {
+export async function bulkIdempotencyKey(batchId: string, rowKey: string, generation = 0): Promise<string> {
   const text = `${encoder.encode(batchId).length}:${batchId}:${rowKey}`;
+  // A row sent again after a refusal (generation 1, 2, …) gets a key of its own; the text hashed
+  // then starts with "retry", never with a digit, so it cannot be the text of any first key.
+  return BULK_KEY_PREFIX + (await sha256Hex(generation > 0 ? `retry${generation}:${text}` : text));
+}
+
+/**
+ * The hash of a row's content: hex SHA-256 of its JSON with object keys in sorted order (so the
+ * same row read twice hashes the same, whatever order its fields were built in).
+ */
+export function rowHash(row: unknown): Promise<string> {
+  return sha256Hex(
+    JSON.stringify(row, (_name, value: unknown) =>
+      value !== null && typeof value === 'object' && !Array.isArray(value)
+        ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        : value,
+    ) ?? '',
+  );
+}
+
+async function sha256Hex(text: string): Promise<string> {
   const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', encoder.encode(text)));
   let hex = '';
   for (const byte of digest) hex += byte.toString(16).padStart(2, '0');
-  return BULK_KEY_PREFIX + hex;
+  return hex;
 }

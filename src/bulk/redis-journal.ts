@@ -37,24 +37,49 @@ export interface RedisJournalOptions {
 
 const DAY_MS = 86_400_000;
 
-// KEYS: row hash, lease. ARGV: owner, leaseMs, now, sentBefore, idempotencyKey, index, ttlMs.
-// Returns { state, sentAt, attempts, outcome, lastError, idempotencyKey, index }.
+// The fields of a row's hash, in the order every script answers them: first send, claims, outcome,
+// last error, Idempotency-Key, index, row hash, generation.
+const FIELDS = "'s', 'a', 'out', 'err', 'ik', 'i', 'h', 'g'";
+
+// KEYS: row hash, lease. ARGV: owner, leaseMs, now, sentBefore, idempotencyKey, index, ttlMs,
+// rowHash, retryGeneration, retryIdempotencyKey ('' when not given).
+// Returns { state, ...FIELDS }.
 const CLAIM = `
 local h = KEYS[1]
+local function answer(state) local r = redis.call('HMGET', h, ${FIELDS}); return {state, r[1], r[2], r[3], r[4], r[5], r[6], r[7], r[8]} end
 local out = redis.call('HGET', h, 'out')
-local function rec() return redis.call('HMGET', h, 's', 'a', 'out', 'err', 'ik', 'i') end
-if out then local r = rec(); return {'done', r[1], r[2], r[3], r[4], r[5], r[6]} end
+local restart = false
+if out and ARGV[9] ~= '' then
+  local o = cjson.decode(out)
+  local g = tonumber(redis.call('HGET', h, 'g') or '0')
+  restart = o.status == 'failed' and o.retryable == true and g + 1 == tonumber(ARGV[9])
+end
+if out and not restart then return answer('done') end
 local holder = redis.call('GET', KEYS[2])
-if holder and holder ~= ARGV[1] then local r = rec(); return {'busy', r[1], r[2], r[3], r[4], r[5], r[6]} end
+if holder and holder ~= ARGV[1] then return answer('busy') end
 local sent = redis.call('HGET', h, 's')
-if sent and tonumber(sent) < tonumber(ARGV[4]) then local r = rec(); return {'expired', r[1], r[2], r[3], r[4], r[5], r[6]} end
+if not restart and sent and tonumber(sent) < tonumber(ARGV[4]) then return answer('expired') end
 redis.call('SET', KEYS[2], ARGV[1], 'PX', ARGV[2])
+if restart then
+  redis.call('DEL', h)
+  redis.call('HSET', h, 's', ARGV[3], 'ik', ARGV[10], 'i', ARGV[6], 'g', ARGV[9])
+end
 if not sent then redis.call('HSET', h, 's', ARGV[3], 'ik', ARGV[5], 'i', ARGV[6]) end
+if (restart or not sent) and ARGV[8] ~= '' then redis.call('HSET', h, 'h', ARGV[8]) end
 redis.call('HINCRBY', h, 'a', 1)
 redis.call('PEXPIRE', h, ARGV[7])
-local r = rec()
-return {'claimed', r[1], r[2], r[3], r[4], r[5], r[6]}
+return answer('claimed')
 `;
+
+// KEYS: row hashes. Returns one { ...FIELDS } per key.
+const READ = `
+local rows = {}
+for i, key in ipairs(KEYS) do rows[i] = redis.call('HMGET', key, ${FIELDS}) end
+return rows
+`;
+
+/** Rows read per READ call. */
+const READ_CHUNK = 500;
 
 // KEYS: row hash, lease. ARGV: field, value, owner, ttlMs. Sets the field; drops the lease if held by owner.
 const SETTLE = `
@@ -115,9 +140,30 @@ export function redisJournal(client: NodeRedisCommandClient | IORedisCommandClie
       const reply = await evaluate(
         CLAIM,
         [rowKey(r.batchId, r.rowKey), leaseKey(r.batchId, r.rowKey)],
-        [r.owner, String(Math.max(1, Math.ceil(r.leaseMs))), String(r.now), String(r.sentBefore), r.idempotencyKey, String(r.index), ttl],
+        [
+          r.owner,
+          String(Math.max(1, Math.ceil(r.leaseMs))),
+          String(r.now),
+          String(r.sentBefore),
+          r.idempotencyKey,
+          String(r.index),
+          ttl,
+          r.rowHash ?? '',
+          r.retry ? String(r.retry.generation) : '',
+          r.retry?.idempotencyKey ?? '',
+        ],
       );
       return toClaim(reply);
+    },
+    async read(batchId, keys) {
+      const records: Array<BulkJournalRecord | undefined> = [];
+      for (let at = 0; at < keys.length; at += READ_CHUNK) {
+        const chunk = keys.slice(at, at + READ_CHUNK).map((key) => rowKey(batchId, key));
+        const reply = await evaluate(READ, chunk, []);
+        if (!Array.isArray(reply)) throw new PaymentsError('redisJournal: unexpected reply from Redis.');
+        for (const fields of reply) records.push(toRecord(fields));
+      }
+      return records;
     },
     async settle(batchId, key, owner, outcome) {
       await evaluate(SETTLE, [rowKey(batchId, key), leaseKey(batchId, key)], ['out', JSON.stringify(outcome), owner, ttl]);
@@ -133,16 +179,26 @@ export function redisJournal(client: NodeRedisCommandClient | IORedisCommandClie
 
 function toClaim(reply: unknown): BulkClaim {
   if (!Array.isArray(reply) || typeof reply[0] !== 'string') throw new PaymentsError('redisJournal: unexpected reply from Redis.');
-  const [state, sentAt, attempts, outcome, lastError, ik, index] = reply.map((v) =>
-    v === null || v === undefined ? undefined : String(v),
-  );
+  const state = reply[0];
   if (state !== 'claimed' && state !== 'done' && state !== 'busy' && state !== 'expired') {
     throw new PaymentsError('redisJournal: unexpected reply from Redis.');
   }
-  if (ik === undefined) return { state };
+  const record = toRecord(reply.slice(1));
+  return record ? { state, record } : { state };
+}
+
+/** A record from the hash's FIELDS, as HMGET answers them; `undefined` when the row has none. */
+function toRecord(fields: unknown): BulkJournalRecord | undefined {
+  if (!Array.isArray(fields)) throw new PaymentsError('redisJournal: unexpected reply from Redis.');
+  const [sentAt, attempts, outcome, lastError, ik, index, rowHash, generation] = fields.map((v) =>
+    v === null || v === undefined ? undefined : String(v),
+  );
+  if (ik === undefined) return undefined;
   const record: BulkJournalRecord = { idempotencyKey: ik, index: Number(index ?? 0), attempts: Number(attempts ?? 0) };
+  if (rowHash !== undefined) record.rowHash = rowHash;
+  if (generation !== undefined) record.generation = Number(generation);
   if (sentAt !== undefined) record.sentAt = Number(sentAt);
   if (outcome !== undefined) record.outcome = JSON.parse(outcome) as BulkOutcome;
   if (lastError !== undefined) record.lastError = JSON.parse(lastError) as BulkErrorInfo;
-  return { state, record };
+  return record;
 }

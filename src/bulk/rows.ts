@@ -7,6 +7,7 @@ import { safeString } from '../internal/safe-string.js';
 import { toIssues } from '../internal/validation.js';
 import { PayoutCreateParamsSchema } from '../schemas/payout.js';
 import type { BulkInvalidRow, BulkRows, CreateManyOptions } from './batch.js';
+import { rowHash } from './keys.js';
 
 /** Issues written into the message of the batch's InvalidParamsError; all are in `issues` and `rows`. */
 const MESSAGE_ISSUES = 50;
@@ -16,6 +17,8 @@ export interface BatchItem<R> {
   index: number;
   row: R;
   key: string;
+  /** The hash of the row's content (see rowHash), journaled with its claim. */
+  rowHash: string;
   idempotencyKey?: string;
   attempts: number;
   retries: number;
@@ -24,6 +27,11 @@ export interface BatchItem<R> {
   /** The pacing epoch when the send was let through (see AdaptiveConcurrency.throttled). */
   epoch?: number;
   lastError?: PaymentsError;
+  /**
+   * `true` once a send of the row under its current key may have created a payout (no answer, a
+   * 5xx, or an earlier run's send without a known outcome): a later refusal then proves nothing.
+   */
+  ambiguous?: boolean;
   /** Set when the row is bad (with `skipInvalid`): it is reported, never sent. */
   invalid?: InvalidParamsError;
 }
@@ -32,6 +40,8 @@ export interface BatchItem<R> {
 export interface PreparedRows<R> {
   total?: number;
   items: AsyncIterator<BatchItem<R>>;
+  /** For a batch keyed by position: the hash of every row, by index, read before anything is sent. */
+  positionHashes?: string[];
 }
 
 /** Checks one row: its key (present, unique in the batch) and its params. */
@@ -43,28 +53,33 @@ function checkRow<R>(
 ): { key: string; invalid?: BulkInvalidRow } {
   const issues: ValidationIssue[] = [];
   let key = String(index);
+  let keyGiven = false;
   try {
     const given = keyOf ? keyOf(row, index) : key;
     if ((typeof given !== 'string' || given === '' || given.length > 1000) && !Number.isFinite(given))
-      throw new TypeError(`got ${safeString(given)}`);
+      throw new TypeError(given === '' ? 'it is empty' : `got ${safeString(given)}`);
     key = String(given);
+    keyGiven = true;
     const first = seen.get(key);
     if (first !== undefined) issues.push({ path: ['key'], message: `${JSON.stringify(key)} is also the key of row ${first}` });
     else seen.set(key, index);
   } catch (error) {
     issues.push({
       path: ['key'],
-      message: `the key function must return a non-empty string (${error instanceof Error ? error.message : safeString(error)})`,
+      message: `the row's key must be a non-empty string of at most 1000 characters (${error instanceof Error ? error.message : safeString(error)})`,
     });
   }
   const parsed = PayoutCreateParamsSchema.safeParse(row);
   if (!parsed.success) issues.push(...toIssues(parsed.error.issues, row));
-  return { key, ...(issues.length > 0 && { invalid: { index, key, issues } }) };
+  return { key, ...(issues.length > 0 && { invalid: { index, ...(keyGiven && { key }), issues } }) };
 }
 
 function batchError(invalid: BulkInvalidRow[]): InvalidParamsError {
   const issues = invalid.flatMap((r) =>
-    r.issues.map((issue) => ({ path: ['rows', r.index, ...issue.path], message: `${issue.message} (key ${JSON.stringify(r.key)})` })),
+    r.issues.map((issue) => ({
+      path: ['rows', r.index, ...issue.path],
+      message: r.key === undefined ? issue.message : `${issue.message} (key ${JSON.stringify(r.key)})`,
+    })),
   );
   const error = new InvalidParamsError(issues.slice(0, MESSAGE_ISSUES), `payout rows (${invalid.length} bad)`);
   if (issues.length > MESSAGE_ISSUES) error.message += ` (${issues.length - MESSAGE_ISSUES} more issues in error.issues)`;
@@ -75,7 +90,8 @@ function batchError(invalid: BulkInvalidRow[]): InvalidParamsError {
  * Turns the rows into the items to send. Without `skipInvalid`, every row is checked before the
  * first is sent: an array, or a function giving a fresh source, is read twice (checked, then sent);
  * any other iterable is read once into memory. With `skipInvalid`, rows are checked as they are
- * read and streamed (memory stays flat), a bad row giving a `failed` result.
+ * read and streamed (memory stays flat), a bad row giving a `failed` result. A batch keyed by
+ * position (no `key` option) is always read whole first, for the hash of each row.
  */
 export async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>): Promise<PreparedRows<R>> {
   const open = (): Iterable<R> | AsyncIterable<R> => {
@@ -90,7 +106,9 @@ export async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>)
   };
   let source = open();
   let total = Array.isArray(source) ? source.length : undefined;
-  if (!o.skipInvalid) {
+  const positional = o.key === undefined;
+  const positionHashes: string[] | undefined = positional ? [] : undefined;
+  if (!o.skipInvalid || positional) {
     if (total === undefined && typeof rows !== 'function') {
       const buffered: R[] = [];
       for await (const row of source) buffered.push(row);
@@ -100,10 +118,11 @@ export async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>)
     const invalid: BulkInvalidRow[] = [];
     total = 0;
     for await (const row of source) {
+      positionHashes?.push(await rowHash(row));
       const checked = checkRow(row, total++, o.key, seen);
       if (checked.invalid) invalid.push(checked.invalid);
     }
-    if (invalid.length > 0) throw batchError(invalid);
+    if (invalid.length > 0 && !o.skipInvalid) throw batchError(invalid);
     if (typeof rows === 'function') source = open();
   }
   const items = async function* (): AsyncGenerator<BatchItem<R>> {
@@ -117,6 +136,7 @@ export async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>)
         index: index++,
         row,
         key,
+        rowHash: await rowHash(row),
         attempts: 0,
         retries: 0,
         throttles: 0,
@@ -125,5 +145,5 @@ export async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>)
       };
     }
   };
-  return { total, items: items() };
+  return { total, items: items(), ...(positionHashes && { positionHashes }) };
 }

@@ -1,19 +1,24 @@
 /**
  * `payments-sdk payouts bulk <file.csv> --batch-id ID`: `client.payouts.createMany` from a CSV.
- * Every row is checked before anything is sent (all bad rows are listed with their CSV line);
- * then a progress bar, and a results CSV (row, key, payout id, status, error) written as results
- * come. A journal file next to the CSV (or `--journal`) makes a rerun of the same command resume the
- * batch: rows done are skipped, rows sent without a known outcome are resent with the same
- * Idempotency-Key. Ctrl-C stops new sends, waits for those in flight, and leaves the journal whole.
+ * Each row needs a stable identity: a `key` column, or `--key-by-position` (the journal then keeps
+ * a hash of each row and refuses a rerun whose rows moved). The CSV is read strictly (every row has
+ * the header's fields; the separator is detected or given) and every row is checked before anything
+ * is sent (all bad rows are listed with their CSV line); then a progress bar, and a results CSV
+ * (row, key, payout id, status, error; spreadsheet formulas escaped) that appears whole at the end.
+ * A journal file next to the CSV (or `--journal`), locked while the command runs, makes a rerun of
+ * the same command resume the batch: rows done are skipped, rows sent without a known outcome are
+ * resent with the same Idempotency-Key, and with `--retry-failed` rows the service refused before
+ * creating anything are sent again. Ctrl-C stops new sends, waits for those in flight, and leaves the
+ * journal whole.
  */
-import { createReadStream } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { closeSync, createReadStream, openSync, readSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
-import type { BulkInvalidRow, BulkResult, BulkSummary } from '../bulk/batch.js';
+import { type BulkInvalidRow, type BulkResult, BulkRowsChangedError, type BulkSummary } from '../bulk/batch.js';
 import { fileJournal } from '../bulk/file-journal.js';
-import { InvalidParamsError } from '../core/errors.js';
+import { InvalidParamsError, PaymentsError } from '../core/errors.js';
 import type { PayoutCreateParams } from '../schemas/payout.js';
 import { type ClientFlags, clientFrom } from './client-from-env.js';
 import { CliError, describeError, EXIT } from './exit-codes.js';
@@ -28,6 +33,10 @@ interface BulkOptions extends ClientFlags {
   journal?: string;
   concurrency: number;
   results?: string;
+  keyByPosition?: boolean;
+  retryFailed?: boolean;
+  delimiter?: string;
+  escapeFormulas: boolean;
 }
 
 /** CSV columns and where they go in the payout params. `destination_*` spellings are accepted too. */
@@ -42,6 +51,16 @@ const COLUMNS: Record<string, string[]> = {
 };
 const REQUIRED = ['amount', 'currency', 'country', 'provider', 'phone'];
 const RESULT_COLUMNS = ['row', 'key', 'payout_id', 'status', 'error'];
+/** Field separators the CSV may use, by the name `--delimiter` takes and messages show. */
+const SEPARATORS: Record<string, string> = { ',': ',', ';': ';', tab: '\t', '\\t': '\t' };
+const shown = (separator: string) => (separator === '\t' ? 'tab' : `"${separator}"`);
+
+/** The field separator of the CSV and where it came from, for messages. */
+interface Separator {
+  char: string;
+  /** `detected` from the header line, or `given` by --delimiter. */
+  source: 'detected' | 'given';
+}
 
 /** A payout row of the CSV: the params, its key (the `key` column), and its line in the file. */
 type CsvRow = PayoutCreateParams & { readonly [LINE]?: number; readonly [KEY]?: string };
@@ -59,6 +78,13 @@ export function registerPayouts(program: Command): void {
     .option('--journal <file>', 'journal file (default: <file.csv>.<batch-id>.journal, next to the CSV)')
     .option('--concurrency <n>', 'sends in flight at most', integerOption('--concurrency', 1, 256), 4)
     .option('--results <file>', 'results CSV (default: <file.csv>.<batch-id>.results.csv; "-" for stdout)')
+    .option(
+      '--key-by-position',
+      'key rows by their position when the CSV has no "key" column (the file must then never change between runs)',
+    )
+    .option('--retry-failed', 'send again the rows an earlier run had refused before anything was created (a new key for each)')
+    .option('--delimiter <separator>', 'field separator: "," ";" or tab (default: detected from the header line)')
+    .option('--no-escape-formulas', "write results cells starting with = + - @ tab or CR as they are (default: prefixed with ')")
     .option('--api-key <key>', 'live API key (default: PAYMENTS_API_KEY; prefer the environment)')
     .option('--base-url <url>', 'service URL (default: PAYMENTS_BASE_URL)')
     .addHelpText(
@@ -66,19 +92,66 @@ export function registerPayouts(program: Command): void {
       `
 Columns may also be spelled destination_type, destination_country, destination_provider,
 destination_phone; other columns are ignored. Give each row a stable "key" column (a payroll
-line id): the key, with --batch-id, makes the Idempotency-Key, so a row is never paid twice. Without
-it the row's position is its key: do not reorder the file between runs.
-Every row is checked first; bad rows are listed with their CSV line and nothing is sent (exit 3).
-Rerun the same command to resume: rows done are skipped. Ctrl-C stops new sends, waits for those in
-flight, and writes the journal (exit 130). Exit 1 when a row failed.`,
+line id): the key, with --batch-id, makes the Idempotency-Key, so a row is never paid twice. A CSV
+without it is refused, unless --key-by-position: then a row's position is its key, and a rerun whose
+rows moved or changed is refused before anything is sent.
+Every row must have the header's number of fields; every row is checked first; bad rows are listed
+with their CSV line and nothing is sent (exit 3).
+Rerun the same command to resume: rows done are skipped. Rows refused before anything was created
+(e.g. a sandbox key, an invalid phone since corrected) are sent again with --retry-failed.
+Ctrl-C stops new sends, waits for those in flight, and writes the journal (exit 130). Exit 1 when a
+row is left unpaid. One run at a time per journal file.`,
     )
     .action(async (file: string, options: BulkOptions, command: Command) => {
       await runBulk(file, options, command.optsWithGlobals<GlobalOptions>());
     });
 }
 
+/**
+ * The separator of the CSV: the one given, or the most frequent of comma, semicolon and tab on its
+ * header line (outside quotes); comma when there is none.
+ */
+function separatorOf(path: string, given: string | undefined): Separator {
+  if (given !== undefined) {
+    const char = SEPARATORS[given.toLowerCase()];
+    if (!char) throw new CliError(`--delimiter must be ",", ";" or tab, not ${JSON.stringify(given)}.`);
+    return { char, source: 'given' };
+  }
+  const head = Buffer.alloc(65_536);
+  const fd = openSync(path, 'r');
+  let length: number;
+  try {
+    length = readSync(fd, head, 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+  const text = head.subarray(0, length).toString('utf8');
+  const counts = new Map<string, number>([
+    [',', 0],
+    [';', 0],
+    ['\t', 0],
+  ]);
+  let quoted = false;
+  for (const char of text) {
+    if (char === '"') quoted = !quoted;
+    else if (!quoted && (char === '\n' || char === '\r')) break;
+    else if (!quoted && counts.has(char)) counts.set(char, (counts.get(char) ?? 0) + 1);
+  }
+  const [char, count] = [...counts].reduce((best, next) => (next[1] > best[1] ? next : best));
+  return { char: count > 0 ? char : ',', source: 'detected' };
+}
+
+/** How the CSV was read, for messages: `separator ";" (detected)`. */
+function readWith(separator: Separator): string {
+  return `separator ${shown(separator.char)} (${separator.source === 'given' ? 'from --delimiter' : 'detected'})`;
+}
+
 /** The header of the CSV, checked: which column index goes where. */
-function readHeader(header: string[]): { fields: Array<string[] | undefined>; ignored: string[] } {
+function readHeader(
+  header: string[],
+  separator: Separator,
+  keyByPosition: boolean,
+): { fields: Array<string[] | undefined>; ignored: string[] } {
   const names = header.map((h) =>
     h
       .trim()
@@ -87,10 +160,25 @@ function readHeader(header: string[]): { fields: Array<string[] | undefined>; ig
   );
   const missing = REQUIRED.filter((name) => !names.includes(name));
   if (missing.length > 0) {
+    const others = Object.keys(SEPARATORS)
+      .filter((name) => name !== '\\t' && SEPARATORS[name] !== separator.char)
+      .map((name) => `--delimiter '${name === 'tab' ? 'tab' : name}'`);
     throw new CliError(
-      `the CSV has no ${missing.map((m) => `"${m}"`).join(', ')} column (its header line has ${header.join(', ')}).`,
+      `the CSV has no ${missing.map((m) => `"${m}"`).join(', ')} column (its header line, read with ${readWith(separator)}, has ${header.length} field${header.length === 1 ? '' : 's'}: ${header.join(' | ')}). ` +
+        `If the file uses another separator, pass ${others.join(' or ')}.`,
       EXIT.invalidInput,
     );
+  }
+  if (!names.includes('key') && !keyByPosition) {
+    throw new CliError(
+      'the CSV has no "key" column: give each row a stable key (e.g. the payroll line or employee id) in a "key" column, ' +
+        'so that a rerun never pays a row twice even if rows are added, removed or reordered. ' +
+        'Or pass --key-by-position to key rows by their position (the file must then never change between runs).',
+      EXIT.invalidInput,
+    );
+  }
+  if (names.includes('key') && keyByPosition) {
+    throw new CliError('the CSV has a "key" column: drop --key-by-position, the key column names each row.', EXIT.usage);
   }
   const fields = names.map((name) => COLUMNS[name]);
   const ignored = header.filter((_, i) => fields[i] === undefined);
@@ -103,17 +191,37 @@ function readHeader(header: string[]): { fields: Array<string[] | undefined>; ig
  * missing), an empty destination cell is kept as '' (reported as empty), and an amount that is not an
  * integer is kept as written: the check names each of them.
  */
-function csvRows(path: string, onHeader: (ignored: string[]) => void): () => AsyncIterable<CsvRow> {
+function csvRows(
+  path: string,
+  separator: Separator,
+  keyByPosition: boolean,
+  onHeader: (ignored: string[]) => void,
+): () => AsyncIterable<CsvRow> {
   return async function* rows() {
     const parser = createReadStream(path).pipe(
-      parse({ bom: true, trim: true, skip_empty_lines: true, info: true, relax_column_count: true }),
+      parse({
+        bom: true,
+        trim: true,
+        skip_empty_lines: true,
+        info: true,
+        delimiter: separator.char,
+        // Both line endings, even mixed in one file (a header saved by one tool, rows by another).
+        record_delimiter: ['\r\n', '\n'],
+        // Field counts are checked here, so that every bad line is listed at once.
+        relax_column_count: true,
+      }),
     );
     let fields: Array<string[] | undefined> | undefined;
+    const badCounts: string[] = [];
     for await (const { record, info } of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
       if (!fields) {
-        const header = readHeader(record);
+        const header = readHeader(record, separator, keyByPosition);
         fields = header.fields;
         onHeader(header.ignored);
+        continue;
+      }
+      if (record.length !== fields.length) {
+        badCounts.push(`line ${info.lines}: ${record.length} field${record.length === 1 ? '' : 's'}, the header has ${fields.length}`);
         continue;
       }
       const row: Record<string | symbol, unknown> = { [LINE]: info.lines };
@@ -133,7 +241,42 @@ function csvRows(path: string, onHeader: (ignored: string[]) => void): () => Asy
       yield row as unknown as CsvRow;
     }
     if (!fields) throw new CliError('the CSV is empty: it needs a header line and at least one row.', EXIT.invalidInput);
+    if (badCounts.length > 0) {
+      process.stderr.write(`${badCounts.join('\n')}\n`);
+      throw new CliError(
+        `${badCounts.length} line${badCounts.length === 1 ? '' : 's'} of the CSV (listed above, read with ${readWith(separator)}) ` +
+          `do not have the header's ${fields.length} fields: nothing was sent. Quote a value that contains the separator.`,
+        EXIT.invalidInput,
+      );
+    }
   };
+}
+
+/** The file a path names, resolved through links; for a file not there yet, its resolved directory and name. */
+function realPath(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    try {
+      return join(realpathSync(dirname(path)), basename(path));
+    } catch {
+      return resolve(path);
+    }
+  }
+}
+
+/** Refuses, before anything is read, sent or written, two of the CSV, the results and the journal naming one file. */
+function refuseSameFile(files: Record<string, string | undefined>): void {
+  const seen = new Map<string, string>();
+  for (const [role, path] of Object.entries(files)) {
+    if (path === undefined) continue;
+    const real = realPath(path);
+    const other = seen.get(real);
+    if (other) throw new CliError(`${other} and ${role} name the same file (${real}): give each its own file.`);
+    seen.set(real, role);
+    // The journal's lock file is the journal's too.
+    if (role === '--journal') seen.set(realPath(`${path}.lock`), role);
+  }
 }
 
 /** One line per bad row, with its CSV line, naming every bad field. */
@@ -170,12 +313,21 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
   const safeId = batchId.replace(/[^A-Za-z0-9._-]/g, '_');
   const journalPath = options.journal ?? join(dirname(file), `${basename(file)}.${safeId}.journal`);
   const resultsPath = options.results ?? join(dirname(file), `${basename(file)}.${safeId}.results.csv`);
+  refuseSameFile({ 'the CSV': file, '--results': resultsPath === '-' ? undefined : resultsPath, '--journal': journalPath });
   const client = clientFrom(options);
+  const keyByPosition = options.keyByPosition === true;
+  let separator: Separator;
+  try {
+    separator = separatorOf(file, options.delimiter);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`the CSV cannot be read: ${describeError(error)}`, EXIT.invalidInput);
+  }
 
   // Index → CSV line, filled as the rows are read (the check reads them all first).
   const lineOf = new Map<number, number>();
   let ignored: string[] = [];
-  const read = csvRows(file, (columns) => {
+  const read = csvRows(file, separator, keyByPosition, (columns) => {
     ignored = columns;
   });
   let index = 0;
@@ -189,12 +341,24 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
     })();
   };
 
+  // The journal is opened (and locked) first: a second run on it is refused before anything else.
+  const journal = fileJournal(journalPath);
+  try {
+    await journal.read(batchId, []);
+  } catch (error) {
+    if (error instanceof PaymentsError) throw new CliError(describeError(error));
+    throw error;
+  }
+
   const controller = new AbortController();
   let progress: ReturnType<typeof createProgress> | undefined;
   const batch = client.payouts.createMany(rows, {
     batchId,
-    key: (row, i) => row[KEY] ?? String(i),
-    journal: fileJournal(journalPath),
+    // Without a key column (--key-by-position), the library keys rows by position and compares
+    // each row with the one journaled at its position before anything is sent.
+    ...(!keyByPosition && { key: (row: CsvRow) => row[KEY] ?? '' }),
+    journal,
+    retryFailed: options.retryFailed === true,
     concurrency: options.concurrency,
     signal: controller.signal,
     onProgress: (p) => {
@@ -206,22 +370,25 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
   const removeHandler = onInterrupt(() => controller.abort());
   let out: ReturnType<typeof fileOutput> | undefined;
   let unpaidRows = 0;
+  let retryable = 0;
   let summary: BulkSummary | undefined;
+  const csvLine = (cells: unknown[]) => stringify([cells], { escape_formulas: options.escapeFormulas });
   try {
     const iterator = batch[Symbol.asyncIterator]();
     let first: IteratorResult<BulkResult<CsvRow>>;
     try {
       first = await iterator.next();
     } catch (error) {
-      throw checkError(error, lineOf, globals);
+      throw checkError(error, lineOf, globals, batchId);
     }
     if (ignored.length > 0) process.stderr.write(`note: ignored columns: ${ignored.join(', ')}\n`);
     out = resultsPath === '-' ? stdoutOutput() : fileOutput(resultsPath);
-    await out.write(stringify([RESULT_COLUMNS]));
+    await out.write(csvLine(RESULT_COLUMNS));
     for (let step = first; !step.done; step = await iterator.next()) {
       const result = step.value;
       if (unpaid(result)) unpaidRows += 1;
-      await out.write(stringify([resultRow(result, lineOf.get(result.index))]));
+      if (result.retryable) retryable += 1;
+      await out.write(csvLine(resultRow(result, lineOf.get(result.index))));
     }
     summary = await batch.summary();
   } catch (error) {
@@ -240,17 +407,32 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
       ...summary,
       unpaid: unpaidRows,
       interrupted,
+      retryable,
       results: resultsPath === '-' ? null : resultsPath,
       journal: journalPath,
     });
   process.stderr.write(
     `${interrupted ? 'Interrupted: ' : ''}payouts ${batchId}: ${summary.total} rows: ${counts}.${resultsPath === '-' ? '' : ` Results: ${resultsPath}.`}${interrupted ? ' Rerun the same command to finish the batch.' : ''}\n`,
   );
+  if (retryable > 0)
+    process.stderr.write(
+      `${retryable} row${retryable === 1 ? ' was' : 's were'} refused before any payout was created (see the results): once the cause is fixed (the key, the row), rerun the same command with --retry-failed to send ${retryable === 1 ? 'it' : 'them'} again.\n`,
+    );
   process.exitCode = interrupted ? EXIT.interrupted : unpaidRows > 0 ? EXIT.failed : EXIT.ok;
 }
 
 /** The check's error, as the CLI reports it: every bad row with its CSV line (exit 3). */
-function checkError(error: unknown, lineOf: Map<number, number>, globals: GlobalOptions): unknown {
+function checkError(error: unknown, lineOf: Map<number, number>, globals: GlobalOptions, batchId: string): unknown {
+  if (error instanceof BulkRowsChangedError) {
+    const lines = error.rows.map((index) => lineOf.get(index) ?? index + 2);
+    const listed = lines.slice(0, 20).join(', ') + (lines.length > 20 ? `, … (${lines.length} in all)` : '');
+    return new CliError(
+      `${lines.length} row${lines.length === 1 ? '' : 's'} of the CSV (line${lines.length === 1 ? '' : 's'} ${listed}) differ from the rows at the same positions in the earlier run of batch ${batchId}: ` +
+        'with --key-by-position a row is known by its position, so the file must not change between runs. Nothing was sent. ' +
+        'Restore the file as it was for this batch, and put new rows in a new file with a new --batch-id.',
+      EXIT.invalidInput,
+    );
+  }
   const rows = (error as { rows?: BulkInvalidRow[] }).rows;
   if (!(error instanceof InvalidParamsError) || !Array.isArray(rows)) {
     // A CSV that cannot be parsed names its line in csv-parse's message.

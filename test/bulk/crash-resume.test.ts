@@ -1,5 +1,5 @@
 /**
- * Crash and resume (API.md "Bulk payouts"): 2,000 payouts through a proxy that injects about 30 %
+ * Crash and resume: 2,000 payouts through a proxy that injects about 30 %
  * faults (resets before and after the answer, 5xx, 429, timeouts) in front of the testing kit's mock
  * served on 127.0.0.1. A child process running the batch with a file journal is SIGKILLed mid-way,
  * then the batch is run again: exactly 2,000 payouts in the mock, none twice, none lost, and every

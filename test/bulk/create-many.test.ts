@@ -1,7 +1,7 @@
 /**
- * `payouts.createMany` against the testing kit's mock (API.md "Bulk payouts"): derived keys, the
+ * `payouts.createMany` against the testing kit's mock: derived keys, the
  * journal's rerun semantics, validation of every row before any is sent, conflicts, the 24-hour
- * window (service-api.md §5.2), adaptive concurrency against the mock's rate limit, and the signal.
+ * window (the service keeps an Idempotency-Key 24 hours), adaptive concurrency against the mock's rate limit, and the signal.
  */
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';

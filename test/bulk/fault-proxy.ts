@@ -44,6 +44,8 @@ export async function startFaultProxy(
     seed: number;
     mix: FaultMix;
     holdMs: number;
+    /** Each POST is held this long before it is forwarded (a slow service). Default 0. */
+    delayMs?: number;
     /** Called with the count of POSTs the service answered, before the answer goes back (a test can kill the client there). */
     afterForward?: (count: number) => Promise<void> | void;
   },
@@ -94,6 +96,7 @@ export async function startFaultProxy(
       set.add(runner);
       senders.set(key, set);
     }
+    if (options.delayMs && req.method === 'POST') await new Promise((resolve) => setTimeout(resolve, options.delayMs));
     if (fault === 'reset-before') return void req.socket.destroy();
     if (fault === '503') return void res.writeHead(503, { 'content-type': 'application/json' }).end('{"message":"Service indisponible."}');
     if (fault === '429')

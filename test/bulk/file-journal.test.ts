@@ -1,4 +1,11 @@
-/** `fileJournal(path)`: JSON lines read back after a crash (a torn last line dropped), the claim on disk before the send. */
+/**
+ * `fileJournal(path)`: JSON lines read back after a crash (a torn last line dropped), the claim on
+ * disk before the send, and its lock: a second process is refused while the first runs, and a lock
+ * left by a killed process is taken over.
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,6 +13,7 @@ import { type BulkClaimRequest, fileJournal, PaymentsClient, PaymentsError } fro
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { payoutMock, rows } from '../helpers/bulk.js';
 import { caught } from '../helpers/caught.js';
+import { bundleChild } from './processes.js';
 
 let dir = '';
 beforeAll(async () => {
@@ -74,6 +82,44 @@ describe('fileJournal', () => {
     const third = fileJournal(path);
     expect((await third.claim(request({ owner: 'C' }))).state).toBe('done');
     await third.close?.();
+  });
+
+  it('is locked by the process using it: a second process is refused, naming it; once it is killed, the stale lock is taken over', async () => {
+    const path = join(dir, 'locked.journal');
+    const holder = await bundleChild('lock-holder.ts');
+    const child = spawn(process.execPath, [holder.file], {
+      env: { ...process.env, BULK_JOURNAL: path },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    try {
+      const [line] = (await once(child.stdout, 'data')) as [Buffer];
+      expect(String(line).trim()).toBe(`locked ${child.pid}`);
+      expect((await readFile(`${path}.lock`, 'utf8')).trim()).toBe(String(child.pid));
+
+      const refused = await caught(() => fileJournal(path).claim(request()));
+      expect(refused).toBeInstanceOf(PaymentsError);
+      expect(refused.message).toBe(
+        `fileJournal: ${path} is in use by process ${child.pid}: one run at a time per journal file. Wait for it to finish; if no such process runs, delete ${path}.lock.`,
+      );
+      // Refused before writing anything: the journal file holds no line.
+      expect(await readFile(path, 'utf8')).toBe('');
+
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+      const journal = fileJournal(path);
+      expect((await journal.claim(request())).state).toBe('claimed');
+      expect((await readFile(`${path}.lock`, 'utf8')).trim()).toBe(String(process.pid));
+      // A second journal in this same process is refused too, while the first is open.
+      expect((await caught(() => fileJournal(path).read('b', ['k']))).message).toContain(`process ${process.pid} (this one)`);
+      await journal.close?.();
+      expect(existsSync(`${path}.lock`)).toBe(false);
+      const reopened = fileJournal(path);
+      expect((await reopened.read('b', ['k']))[0]).toMatchObject({ idempotencyKey: 'ik', attempts: 1 });
+      await reopened.close?.();
+    } finally {
+      child.kill('SIGKILL');
+      await holder.cleanup();
+    }
   });
 
   it('refuses a damaged file (a bad line that is not the last) rather than guessing', async () => {

@@ -20,6 +20,7 @@ function loggedJournal(): { journal: BulkJournal; log: string[]; open: Set<strin
       if (claim.state === 'claimed') open.add(request.rowKey);
       return claim;
     },
+    read: (batchId, rowKeys) => inner.read(batchId, rowKeys),
     async settle(batchId, rowKey, owner, outcome) {
       await inner.settle(batchId, rowKey, owner, outcome);
       log.push(`settle ${rowKey} ${outcome.status}`);

@@ -97,6 +97,45 @@ describeRedis('redisJournal', () => {
         expect(late.record).toMatchObject({ sentAt: 1_000_000, lastError: { name: 'APITimeoutError' } });
         expect(late.record?.outcome).toBeUndefined();
       });
+
+      it('keeps the row hash; restarts a retryable refusal once, at the next generation, under the new key; reads many records', async () => {
+        const j = journal(`${which}:retry:`);
+        await j.claim(request({ rowHash: 'h0' }));
+        await j.settle('b', 'emp-1', 'A', {
+          status: 'failed',
+          at: 1,
+          error: { name: 'PermissionDeniedError', message: 'no', status: 403 },
+          retryable: true,
+        });
+        // Without `retry`, or at a generation that is not the next one, the refusal stands.
+        expect((await j.claim(request({ owner: 'B' }))).state).toBe('done');
+        expect((await j.claim(request({ owner: 'B', retry: { generation: 2, idempotencyKey: 'bulk1_r2' } }))).state).toBe('done');
+        const restarted = await j.claim(
+          request({ owner: 'B', now: 2_000_000, rowHash: 'h1', retry: { generation: 1, idempotencyKey: 'bulk1_r1' } }),
+        );
+        expect(restarted).toEqual({
+          state: 'claimed',
+          record: { idempotencyKey: 'bulk1_r1', index: 1, attempts: 1, sentAt: 2_000_000, rowHash: 'h1', generation: 1 },
+        });
+        // A second runner asking for the same restart finds the row held, then done: never restarted twice.
+        expect((await j.claim(request({ owner: 'C', now: 2_000_001, retry: { generation: 1, idempotencyKey: 'bulk1_r1' } }))).state).toBe(
+          'busy',
+        );
+        await j.settle('b', 'emp-1', 'B', { status: 'created', at: 2, payout: { id: 'po_1' } });
+        expect((await j.claim(request({ owner: 'C', retry: { generation: 1, idempotencyKey: 'bulk1_r1' } }))).state).toBe('done');
+        // A refusal that is not retryable is never restarted.
+        await j.claim(request({ rowKey: 'emp-2' }));
+        await j.settle('b', 'emp-2', 'A', {
+          status: 'failed',
+          at: 1,
+          error: { name: 'IdempotencyConflictError', message: 'x', status: 409 },
+        });
+        expect((await j.claim(request({ rowKey: 'emp-2', retry: { generation: 1, idempotencyKey: 'k' } }))).state).toBe('done');
+        const read = await j.read('b', ['emp-1', 'nobody', 'emp-2']);
+        expect(read[0]).toMatchObject({ idempotencyKey: 'bulk1_r1', generation: 1, outcome: { status: 'created' } });
+        expect(read[1]).toBeUndefined();
+        expect(read[2]).toMatchObject({ idempotencyKey: 'bulk1_k', outcome: { status: 'failed' } });
+      });
     });
   }
 
@@ -165,6 +204,36 @@ describeRedis('redisJournal', () => {
       await server.close();
     }
   }, 120_000);
+
+  it('a row claimed and waiting for a send slot keeps its lease: a second process on a slow service never takes it over', async () => {
+    const mock = payoutMock();
+    const server = await mock.listen();
+    // Every send takes 2.5 leases' time; each process claims one row ahead of the one it is sending.
+    const proxy = await startFaultProxy(server.url, { seed: 1, mix: {}, holdMs: 0, delayMs: 1500 });
+    try {
+      const env = (runner: string, client: string) => ({
+        ...envFor(mock, proxy, 'waiting', runner, client),
+        BULK_ROWS: '6',
+        BULK_CONCURRENCY: '1',
+        BULK_LEASE_MS: '600',
+      });
+      const a = runChild(child.file, env('A', 'node-redis'));
+      // B starts once A holds its first rows (one sending, one waiting).
+      while (proxy.senders.size === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+      const b = runChild(child.file, env('B', 'ioredis'));
+      const [endA, endB] = await Promise.all([a.exited, b.exited]);
+      expect(endA.code, a.stderr).toBe(0);
+      expect(endB.code, b.stderr).toBe(0);
+      expect(proxy.senders.size).toBe(6);
+      const shared = [...proxy.senders.entries()].filter(([, s]) => s.size > 1);
+      expect(shared).toEqual([]);
+      const payouts = await allPayouts(liveClient(mock));
+      expect(payouts).toHaveLength(6);
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
+  }, 60_000);
 
   it('one of the two SIGKILLed mid-way: the other takes its rows over when their leases expire, with the same keys: no duplicates', async () => {
     const { mock, server, proxy } = await servedMock(0.1);

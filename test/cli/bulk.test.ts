@@ -2,9 +2,12 @@
  * `payments-sdk payouts bulk`, the built bin as a child process against the testing kit's service on
  * 127.0.0.1: bad rows listed with their CSV lines and nothing sent, a results CSV, a rerun that
  * resumes (skips, never pays twice), a failed row's exit code, and Ctrl-C in the middle of a run.
+ * Then what a finance team does to a file: no key column, rows added at the top, CRLF and LF mixed,
+ * semicolons, formulas in cells, the results pointed at the input, a batch refused with the wrong
+ * key and finished with --retry-failed, and two runs on one journal at once.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -55,6 +58,7 @@ const good = (n: number, from = 1) =>
     `2217712${String(from + i).padStart(5, '0')}`,
     `Name ${i}`,
   ]);
+const posts = () => mock.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/payouts')).length;
 const payoutCount = () => mock.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/payouts') && r.status === 201).length;
 type Row = Record<string, string>;
 const readResults = (path: string) => parse(readFileSync(path, 'utf8'), { columns: true }) as Row[];
@@ -192,5 +196,195 @@ describe('payments-sdk payouts bulk', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('--batch-id <id>');
     expect(help.stdout).toContain('130');
+  });
+
+  describe('rows need a stable identity', () => {
+    const noKey = header.slice(1);
+    const unkeyed = (n: number, from = 1) => good(n, from).map((r) => r.slice(1));
+
+    it('a CSV without a key column is refused, naming the fix; nothing is sent', async () => {
+      const before = posts();
+      const file = csv('nokey.csv', [noKey, ...unkeyed(3, 2)]);
+      const result = await runCli(['payouts', 'bulk', file, '--batch-id', 'nokey'], env);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toMatch(/^error: the CSV has no "key" column: give each row a stable key .* Or pass --key-by-position/);
+      expect(posts()).toBe(before);
+      expect(existsSync(`${file}.nokey.results.csv`)).toBe(false);
+    });
+
+    it('an empty key cell is a bad row, listed with its line; nothing is sent', async () => {
+      const before = posts();
+      const file = csv('emptykey.csv', [header, ...good(1, 2), ['', '1000', 'XOF', 'SEN', 'wave', '221771200009', 'x']]);
+      const result = await runCli(['payouts', 'bulk', file, '--batch-id', 'emptykey'], env);
+      expect(result.code).toBe(3);
+      expect(result.stderr).toContain(`line 3: key: the row's key must be a non-empty string of at most 1000 characters (it is empty)`);
+      expect(posts()).toBe(before);
+    });
+
+    it('--key-by-position: a rerun after a row was added at the top is refused before any send, naming the lines', async () => {
+      const file = csv('bypos.csv', [noKey, ...unkeyed(3, 2)]);
+      const first = await runCli(['payouts', 'bulk', file, '--batch-id', 'bypos', '--key-by-position'], env);
+      expect(first.code, first.stderr).toBe(0);
+      expect(first.stderr).toContain('created 3');
+      const journal = readFileSync(`${file}.bypos.journal`, 'utf8');
+      expect(journal).toMatch(/"hash":"[0-9a-f]{64}"/);
+
+      const before = posts();
+      csv('bypos.csv', [noKey, ...unkeyed(1, 9), ...unkeyed(3, 2)]);
+      const shifted = await runCli(['payouts', 'bulk', file, '--batch-id', 'bypos', '--key-by-position'], env);
+      expect(shifted.code).toBe(3);
+      expect(shifted.stderr).toMatch(
+        /^error: 3 rows of the CSV \(lines 2, 3, 4\) differ from the rows at the same positions in the earlier run of batch bypos: .*Nothing was sent/,
+      );
+      expect(posts()).toBe(before);
+
+      // Restored: every row is skipped, nothing paid twice.
+      csv('bypos.csv', [noKey, ...unkeyed(3, 2)]);
+      const restored = await runCli(['payouts', 'bulk', file, '--batch-id', 'bypos', '--key-by-position'], env);
+      expect(restored.code).toBe(0);
+      expect(restored.stderr).toContain('created 0, replayed 0, skipped 3');
+      expect(posts()).toBe(before);
+    });
+  });
+
+  describe('strict CSV reading', () => {
+    it('a header in CRLF and rows in LF, with an extra field on two lines: both listed by line, nothing sent', async () => {
+      const before = posts();
+      const path = join(dir, 'mixed-bad.csv');
+      const [a, b, c] = good(3, 2).map((r) => r.join(','));
+      writeFileSync(path, `${header.join(',')}\r\n${a}\r\n${b},extra\n${c},x,y\n`);
+      const result = await runCli(['payouts', 'bulk', path, '--batch-id', 'mixed-bad'], env);
+      expect(result.code).toBe(3);
+      const lines = result.stderr.trim().split('\n');
+      expect(lines.slice(0, 2)).toEqual(['line 3: 8 fields, the header has 7', 'line 4: 9 fields, the header has 7']);
+      expect(lines.at(-1)).toMatch(
+        /^error: 2 lines of the CSV \(listed above, read with separator "," \(detected\)\) do not have the header's 7 fields: nothing was sent/,
+      );
+      expect(posts()).toBe(before);
+    });
+
+    it('CRLF and LF mixed in a well-formed file: every row is read and paid', async () => {
+      const path = join(dir, 'mixed.csv');
+      const rows = good(4, 2).map((r) => r.join(','));
+      writeFileSync(path, `${header.join(',')}\r\n${rows[0]}\r\n${rows[1]}\n${rows[2]}\r\n${rows[3]}\n`);
+      const result = await runCli(['payouts', 'bulk', path, '--batch-id', 'mixed'], env);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain('4 rows: created 4');
+    });
+
+    it('a semicolon or tab file is read by its detected separator; a wrong --delimiter is named in the error', async () => {
+      for (const [name, sep] of [
+        ['semi', ';'],
+        ['tab', '\t'],
+      ] as const) {
+        const path = join(dir, `${name}.csv`);
+        writeFileSync(path, `${[header, ...good(2, 2)].map((r) => r.join(sep)).join('\r\n')}\r\n`);
+        const result = await runCli(['payouts', 'bulk', path, '--batch-id', name], env);
+        expect(result.code, result.stderr).toBe(0);
+        expect(result.stderr).toContain('2 rows: created 2');
+      }
+      const wrong = await runCli(['payouts', 'bulk', join(dir, 'semi.csv'), '--batch-id', 'semi-2', '--delimiter', ','], env);
+      expect(wrong.code).toBe(3);
+      expect(wrong.stderr).toContain('read with separator "," (from --delimiter), has 1 field: key;amount;currency');
+      expect(wrong.stderr).toContain(`pass --delimiter ';' or --delimiter 'tab'`);
+      const bad = await runCli(['payouts', 'bulk', join(dir, 'semi.csv'), '--batch-id', 'semi-3', '--delimiter', '|'], env);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain('--delimiter must be ",", ";" or tab');
+    });
+  });
+
+  describe('files', () => {
+    it('results escape spreadsheet formulas by default; --no-escape-formulas writes them as they are', async () => {
+      const file = csv('formula.csv', [header, ['=SUM(1+2)', '1000', 'XOF', 'SEN', 'wave', '221771255501', 'x']]);
+      const escaped = await runCli(['payouts', 'bulk', file, '--batch-id', 'f1', '--results', '-'], env);
+      expect(escaped.code, escaped.stderr).toBe(0);
+      expect((parse(escaped.stdout, { columns: true }) as Row[])[0]?.key).toBe("'=SUM(1+2)");
+      const raw = await runCli(['payouts', 'bulk', file, '--batch-id', 'f1', '--results', '-', '--no-escape-formulas'], env);
+      expect(raw.code).toBe(0);
+      expect((parse(raw.stdout, { columns: true }) as Row[])[0]).toMatchObject({
+        key: '=SUM(1+2)',
+        status: 'skipped',
+      });
+    });
+
+    it('--results or --journal naming the input (even through a link), or each other, is refused before anything is sent or written', async () => {
+      const file = csv('payroll-same.csv', [header, ...good(2, 2)]);
+      const original = readFileSync(file, 'utf8');
+      const link = join(dir, 'link-to-payroll.csv');
+      symlinkSync(file, link);
+      const before = posts();
+      for (const [args, message] of [
+        [['--results', file], `the CSV and --results name the same file`],
+        [['--results', link], `the CSV and --results name the same file`],
+        [['--journal', file], `the CSV and --journal name the same file`],
+        [['--results', join(dir, 'j.journal'), '--journal', join(dir, 'j.journal')], `--results and --journal name the same file`],
+      ] as const) {
+        const result = await runCli(['payouts', 'bulk', file, '--batch-id', 'same', ...args], env);
+        expect(result.code).toBe(2);
+        expect(result.stderr).toContain(message);
+      }
+      expect(readFileSync(file, 'utf8')).toBe(original);
+      expect(existsSync(join(dir, 'j.journal'))).toBe(false);
+      expect(existsSync(`${file}.same.journal`)).toBe(false);
+      expect(posts()).toBe(before);
+    });
+  });
+
+  it('a batch refused with the sandbox key (403) is finished with the live key and --retry-failed; nobody is paid twice', async () => {
+    const file = csv('sandbox.csv', [header, ...good(4, 2)]);
+    const before = payoutCount();
+    const refused = await runCli(['payouts', 'bulk', file, '--batch-id', 'sandbox-1'], { ...env, PAYMENTS_API_KEY: mock.apiKey });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('failed 4');
+    expect(refused.stderr).toContain(
+      '4 rows were refused before any payout was created (see the results): once the cause is fixed (the key, the row), rerun the same command with --retry-failed',
+    );
+    expect(readResults(`${file}.sandbox-1.results.csv`).every((r) => r.status === 'failed' && /HTTP 403/.test(r.error ?? ''))).toBe(true);
+
+    const plain = await runCli(['payouts', 'bulk', file, '--batch-id', 'sandbox-1'], env);
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).toContain('skipped 4');
+    expect(plain.stderr).toContain('--retry-failed');
+    expect(payoutCount()).toBe(before);
+
+    const retried = await runCli(['payouts', 'bulk', file, '--batch-id', 'sandbox-1', '--retry-failed'], env);
+    expect(retried.code, retried.stderr + readFileSync(`${file}.sandbox-1.results.csv`, 'utf8')).toBe(0);
+    expect(retried.stderr).toContain('created 4');
+    expect(payoutCount() - before).toBe(4);
+
+    const again = await runCli(['payouts', 'bulk', file, '--batch-id', 'sandbox-1', '--retry-failed'], env);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('created 0, replayed 0, skipped 4');
+    expect(payoutCount() - before).toBe(4);
+  });
+
+  it('a second run on the same journal while the first runs is refused, naming its process; the first finishes', async () => {
+    const file = csv('locked.csv', [header, ...good(6, 2)]);
+    let release = () => {};
+    const reached = new Promise<void>((resolve) => {
+      stall = { after: 1, seen: 0, reached: resolve, release: new Promise<void>((r) => (release = r)) };
+    });
+    const first = spawn(process.execPath, [cliPath, 'payouts', 'bulk', file, '--batch-id', 'locked', '--concurrency', '1'], {
+      env: childEnv(env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const done = collect(first);
+    try {
+      await reached;
+      const before = posts();
+      const second = await runCli(['payouts', 'bulk', file, '--batch-id', 'locked'], env);
+      expect(second.code).toBe(2);
+      expect(second.stderr).toContain(
+        `error: fileJournal: ${file}.locked.journal is in use by process ${first.pid}: one run at a time per journal file.`,
+      );
+      expect(posts()).toBe(before);
+    } finally {
+      stall = undefined;
+      release();
+    }
+    const result = await done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('created 6');
+    expect(existsSync(`${file}.locked.journal.lock`)).toBe(false);
   });
 });

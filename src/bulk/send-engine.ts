@@ -2,14 +2,22 @@
  * One run of a batch, the engine of `payouts.createMany`: claims each row in the journal, sends it
  * through the client's own creation path with its derived Idempotency-Key, retries with the same
  * key, adapts concurrency and pace to 429 / 503, and queues one result per row, in completion order,
- * for the generator that hands them to the consumer (runner.ts).
+ * for the generator that hands them to the consumer (result-stream.ts).
  */
 import { APIError, IdempotencyConflictError, PaymentsError } from '../core/errors.js';
 import { HOUR_MS } from '../internal/durations.js';
 import { parseRetryAfter } from '../internal/retry-after.js';
 import { backoffDelay, isRetryable, MAX_RETRY_AFTER_MS } from '../internal/transport.js';
 import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
-import type { BulkProgress, BulkResult, BulkSender, BulkStatus, BulkSummary, CreateManyOptions } from './batch.js';
+import {
+  type BulkProgress,
+  type BulkResult,
+  BulkRowsChangedError,
+  type BulkSender,
+  type BulkStatus,
+  type BulkSummary,
+  type CreateManyOptions,
+} from './batch.js';
 import { ChangeSignal } from './change-signal.js';
 import { AdaptiveConcurrency } from './concurrency.js';
 import { type BulkErrorInfo, type BulkJournal, type BulkOutcomeStatus, memoryJournal } from './journal.js';
@@ -20,6 +28,12 @@ import type { BatchItem, PreparedRows } from './rows.js';
 const MAX_THROTTLES = 20;
 /** Results waiting for the consumer before sending pauses (a slow `for await` body). */
 const MAX_READY = 256;
+/**
+ * Refusals that prove the service created nothing under the key: a malformed request, a key that is
+ * not accepted or lacks the right (a sandbox key, KYC not approved), an invalid or refused payout.
+ * 409 is not one of them: the key is taken by another payout.
+ */
+const REFUSED_BEFORE_CREATION = [400, 401, 403, 422];
 
 /**
  * The state of one run and the steps that move it. `pump` feeds rows in as the concurrency, the
@@ -39,6 +53,10 @@ export class BatchRun<R extends PayoutCreateParams> {
   readonly #maxRetries: number;
   readonly #leaseMs: number;
   readonly #windowMs: number;
+  readonly #retryFailed: boolean;
+  /** Rows this run holds a claim on (waiting for a send slot, sending, or waiting for a retry), by row key. */
+  readonly #held = new Map<string, BatchItem<R>>();
+  #renewal: ReturnType<typeof setInterval> | undefined;
   /** Identifies this run to the journal (one per `createMany` call). */
   readonly #owner: string;
   readonly #progress: BulkProgress;
@@ -69,6 +87,7 @@ export class BatchRun<R extends PayoutCreateParams> {
     this.#maxRetries = options.maxRetries ?? sender.maxRetries;
     this.#leaseMs = options.leaseMs ?? 30_000;
     this.#windowMs = options.resendWindowMs ?? 23 * HOUR_MS;
+    this.#retryFailed = options.retryFailed === true;
     this.#owner = globalThis.crypto.randomUUID();
     this.#progress = {
       done: 0,
@@ -91,12 +110,43 @@ export class BatchRun<R extends PayoutCreateParams> {
   start(rows: PreparedRows<R>): Promise<void> {
     this.#progress.total = rows.total;
     this.#pumping = true;
-    return this.#pump(rows.items)
+    this.#renewHeldClaims();
+    return this.#checkPositions(rows.positionHashes)
+      .then(() => this.#pump(rows.items))
       .catch((error: unknown) => this.#fail(error))
       .finally(() => {
+        clearInterval(this.#renewal);
         this.#pumping = false;
         this.#changes.notify();
       });
+  }
+
+  /**
+   * For a batch keyed by position: compares each row with the row its journal holds at the same
+   * position, before anything is sent. Any difference refuses the run: a position no longer names
+   * the payout it named, and sending would pay a row under another row's key.
+   */
+  async #checkPositions(hashes: string[] | undefined): Promise<void> {
+    if (!hashes) return;
+    const records = await this.#journal.read(
+      this.#batchId,
+      hashes.map((_, i) => String(i)),
+    );
+    const changed = hashes.flatMap((hash, i) => ((records[i]?.rowHash ?? hash) !== hash ? [i] : []));
+    if (changed.length > 0) throw new BulkRowsChangedError(changed);
+  }
+
+  /**
+   * Keeps alive the lease of every row this run holds, whether it is waiting for a send slot,
+   * sending, or waiting to be retried (journals with leases), so no other process takes it over.
+   */
+  #renewHeldClaims(): void {
+    const journal = this.#journal;
+    if (!journal.renew) return;
+    this.#renewal = setInterval(() => {
+      for (const item of this.#held.values())
+        journal.renew?.(this.#batchId, item.key, this.#owner, this.#leaseMs, this.#clock()).catch(() => {});
+    }, this.#leaseMs / 3);
   }
 
   /** `true` from {@link start} until the rows stop coming: more results may still be queued. */
@@ -138,6 +188,7 @@ export class BatchRun<R extends PayoutCreateParams> {
     this.#changes.notify();
     while (this.#inFlight > 0) await this.#changes.wait();
     this.#signal?.removeEventListener('abort', this.#changes.notify);
+    clearInterval(this.#renewal);
     await this.#journal.close?.();
     return failure.error;
   }
@@ -170,27 +221,39 @@ export class BatchRun<R extends PayoutCreateParams> {
   }
 
   /** Journals the row's outcome, then reports it. */
-  async #settle(item: BatchItem<R>, status: BulkOutcomeStatus, extra: { payout?: Payout; error?: PaymentsError }): Promise<void> {
+  async #settle(
+    item: BatchItem<R>,
+    status: BulkOutcomeStatus,
+    extra: { payout?: Payout; error?: PaymentsError; retryable?: boolean },
+  ): Promise<void> {
+    const { retryable, ...result } = extra;
     await this.#journal.settle(this.#batchId, item.key, this.#owner, {
       status,
       at: this.#clock(),
       ...(extra.payout && { payout: { id: extra.payout.id, status: extra.payout.status } }),
       ...(extra.error && { error: errorInfo(extra.error) }),
+      ...(retryable && { retryable }),
     });
-    this.#emit(item, status, extra);
+    this.#held.delete(item.key);
+    this.#emit(item, status, { ...result, ...(retryable && { retryable }) });
   }
 
   /** No answer in the end: the payout may exist. The claim is dropped; a rerun resends the same key. */
   async #giveUp(item: BatchItem<R>, error?: PaymentsError): Promise<void> {
     await this.#journal.release(this.#batchId, item.key, this.#owner, error && errorInfo(error));
+    this.#held.delete(item.key);
     this.#emit(item, 'failed', { error });
   }
 
-  /** Derives the row's key, claims the row in the journal, and sends it when the claim is granted. */
+  /**
+   * Derives the row's key, claims the row in the journal, and sends it when the claim is granted.
+   * With `retryFailed`, a row journaled as a refusal that created nothing is claimed again under
+   * the key of its next generation.
+   */
   async #claimAndSend(item: BatchItem<R>): Promise<void> {
     item.idempotencyKey ??= await bulkIdempotencyKey(this.#batchId, item.key);
     const now = this.#clock();
-    const claim = await this.#journal.claim({
+    const request = {
       batchId: this.#batchId,
       rowKey: item.key,
       idempotencyKey: item.idempotencyKey,
@@ -199,17 +262,41 @@ export class BatchRun<R extends PayoutCreateParams> {
       now,
       leaseMs: this.#leaseMs,
       sentBefore: now - this.#windowMs,
-    });
+      rowHash: item.rowHash,
+    };
+    let claim = await this.#journal.claim(request);
+    const refused = claim.record?.outcome;
+    if (claim.state === 'done' && this.#retryFailed && refused?.status === 'failed' && refused.retryable) {
+      const generation = (claim.record?.generation ?? 0) + 1;
+      const idempotencyKey = await bulkIdempotencyKey(this.#batchId, item.key, generation);
+      claim = await this.#journal.claim({ ...request, retry: { generation, idempotencyKey } });
+    }
     const record = claim.record;
     // The key the row was first sent with, as journaled, wins: a rerun must resend exactly it.
     item.idempotencyKey = record?.idempotencyKey ?? item.idempotencyKey;
-    if (claim.state === 'claimed') return this.#send(item);
+    if (claim.state === 'claimed') {
+      this.#held.set(item.key, item);
+      if (this.#options.key === undefined && record?.rowHash !== undefined && record.rowHash !== item.rowHash) {
+        // Keyed by position, and the row at this position is not the one journaled (a source read
+        // twice that changed in between): never send it under the other row's key.
+        await this.#journal.release(this.#batchId, item.key, this.#owner);
+        this.#held.delete(item.key);
+        throw new BulkRowsChangedError([item.index]);
+      }
+      // Claimed before, in an earlier run, without an outcome: that send may have created the payout.
+      if (item.attempts === 0 && (record?.attempts ?? 1) > 1) item.ambiguous = true;
+      return this.#send(item);
+    }
     if (claim.state === 'busy') {
       // Another process holds the row: look again once it may have finished or its lease expired.
       item.notBefore = Date.now() + Math.min(1000, this.#leaseMs / 4);
       this.#deferred.push(item);
     } else if (claim.state === 'done') {
-      this.#emit(item, 'skipped', { record, payout: record?.outcome?.payout as Payout | undefined });
+      this.#emit(item, 'skipped', {
+        record,
+        payout: record?.outcome?.payout as Payout | undefined,
+        ...(record?.outcome?.retryable && { retryable: true }),
+      });
     } else {
       const error = new PaymentsError(
         `Sent at ${new Date(record?.sentAt ?? 0).toISOString()} with no known outcome, past the service's Idempotency-Key retention: not resent. Check whether the payout exists.`,
@@ -225,11 +312,13 @@ export class BatchRun<R extends PayoutCreateParams> {
     // Claims run ahead of sends (a file journal's fsync overlaps the sends in flight); the sends
     // themselves never exceed the concurrency.
     while (this.#sending >= this.#limiter.current && !this.#stopped()) await this.#changes.wait();
-    if (this.#stopped()) return this.#journal.release(this.#batchId, item.key, this.#owner);
+    if (this.#stopped()) {
+      this.#held.delete(item.key);
+      return this.#journal.release(this.#batchId, item.key, this.#owner);
+    }
     this.#sending += 1;
     this.#progress.inFlight = this.#sending;
     item.attempts += 1;
-    const renewal = this.#renewClaimWhileSending(item);
     try {
       const { data, replayed } = await this.#sender.send(item.row, item.idempotencyKey as string).finally(() => {
         this.#progress.inFlight = --this.#sending;
@@ -240,21 +329,7 @@ export class BatchRun<R extends PayoutCreateParams> {
     } catch (error) {
       const end = this.#afterFailedSend(item, error, epoch);
       if (end) return await end;
-    } finally {
-      if (renewal) clearInterval(renewal);
     }
-  }
-
-  /** Keeps the row's claim alive while its send is in flight (journals with leases); the timer is to be cleared. */
-  #renewClaimWhileSending(item: BatchItem<R>): ReturnType<typeof setInterval> | undefined {
-    const journal = this.#journal;
-    return (
-      journal.renew &&
-      setInterval(
-        () => journal.renew?.(this.#batchId, item.key, this.#owner, this.#leaseMs, this.#clock()).catch(() => {}),
-        this.#leaseMs / 3,
-      )
-    );
   }
 
   /**
@@ -277,6 +352,8 @@ export class BatchRun<R extends PayoutCreateParams> {
     }
     if (isRetryable(error)) {
       item.lastError = error;
+      // Only a rate limit says the request was not processed; the others leave it unknown.
+      if (status !== 429) item.ambiguous = true;
       if ((throttle ? item.throttles++ < MAX_THROTTLES : item.retries++ < this.#maxRetries) && !this.#stopped()) {
         item.notBefore = Date.now() + (throttle ? 0 : backoffDelay(item.retries, this.#options.retryBackoff));
         this.#deferred.push(item);
@@ -285,7 +362,8 @@ export class BatchRun<R extends PayoutCreateParams> {
       return this.#giveUp(item, error);
     }
     // A refusal (another 4xx): the service created nothing under this key; it is the row's outcome.
-    if (status) return this.#settle(item, 'failed', { error });
+    // It is retryable (under a new key) when every send of the row under this key was refused.
+    if (status) return this.#settle(item, 'failed', { error, retryable: REFUSED_BEFORE_CREATION.includes(status) && !item.ambiguous });
     // A 2xx of an unexpected shape: the payout was made but its answer is unreadable.
     return this.#giveUp(item, error);
   }

@@ -2,12 +2,12 @@
  * The sending half of `payouts.createMany`, started by the batch's first iteration: checks every
  * row, then sends them through the client's own creation path with derived Idempotency-Keys, a
  * journal written ahead of each send and after each outcome, retries with the same key, and
- * adaptive concurrency (batch-run.ts). Results come out one per row, in completion order.
+ * adaptive concurrency (send-engine.ts). Results come out one per row, in completion order.
  */
 import type { PayoutCreateParams } from '../schemas/payout.js';
 import type { BulkResult, BulkRows, BulkSender, BulkSummary, CreateManyOptions } from './batch.js';
-import { BatchRun } from './batch-run.js';
 import { prepareRows } from './rows.js';
+import { BatchRun } from './send-engine.js';
 
 /** Runs a batch once: yields each result, then settles `outcome` with the summary or the error. */
 export async function* runBatch<R extends PayoutCreateParams>(
