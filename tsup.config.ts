@@ -1,6 +1,6 @@
 import { defineConfig, type Options } from 'tsup';
 
-// One build for the four public entries (API.md "Package"): ESM + CommonJS + .d.ts/.d.cts each,
+// One build for the five public entries (API.md "Package"): ESM + CommonJS + .d.ts/.d.cts each,
 // matching package.json `exports` (checked by `npm run check:package`: publint + attw on the tarball).
 // `payments-sdk/webhooks` must not pull in the HTTP client, so chunks are split per entry and nothing
 // under src/webhooks imports src/client.ts (checked by `npm run size` on the built files).
@@ -10,6 +10,7 @@ const library: Options = {
     webhooks: 'src/webhooks/index.ts',
     testing: 'src/testing/index.ts',
     schemas: 'src/schemas/index.ts',
+    postgres: 'src/postgres/index.ts',
   },
   format: ['esm', 'cjs'],
   // `stripInternal`: members marked `@internal` (the client's request methods the resources call,

@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^payments-sdk\/webhooks$/, replacement: src('webhooks/index.ts') },
       { find: /^payments-sdk\/testing$/, replacement: src('testing/index.ts') },
       { find: /^payments-sdk\/schemas$/, replacement: src('schemas/index.ts') },
+      { find: /^payments-sdk\/postgres$/, replacement: src('postgres/index.ts') },
       { find: /^payments-sdk$/, replacement: src('index.ts') },
     ],
   },

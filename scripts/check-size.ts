@@ -240,23 +240,47 @@ for (const c of cases) {
   }
 }
 
-// Unbundled: `payments-sdk/webhooks` as Node/Bun/Deno load it, through ESM and CJS.
-for (const target of exportTargets('./webhooks')) {
-  let packages: string[];
+// Unbundled: `payments-sdk/webhooks` and `payments-sdk/postgres` as Node/Bun/Deno load them, through
+// ESM and CJS. Neither loads any package: the webhooks entry keeps zod with the client
+// (src/webhooks/events.ts), and the postgres entry takes the merchant's driver, never imports one.
+for (const subpath of ['./webhooks', './postgres']) {
+  for (const target of exportTargets(subpath)) {
+    let packages: string[];
+    try {
+      packages = [...packagesLoadedBy(target)];
+    } catch (error) {
+      rows.push({ label: `unbundled ${target}`, minified: 0, gzip: 0, budget: null, ok: false, notes: [`cannot read: ${String(error)}`] });
+      continue;
+    }
+    rows.push({
+      label: `unbundled ${target}`,
+      minified: 0,
+      gzip: 0,
+      budget: null,
+      ok: packages.length === 0,
+      notes: [
+        `loads ${packages.join(', ') || 'no package'}${packages.length > 0 ? `: the ${subpath.slice(2)} entry must load no package` : ''}`,
+      ],
+    });
+  }
+}
+
+// Unbundled: the main entry loads no database driver (they are optional peers, taken from the merchant).
+for (const target of exportTargets('.')) {
+  let drivers: string[];
   try {
-    packages = [...packagesLoadedBy(target)];
+    drivers = [...packagesLoadedBy(target)].filter((name) => name === 'pg' || name === 'postgres' || name.startsWith('pg-'));
   } catch (error) {
     rows.push({ label: `unbundled ${target}`, minified: 0, gzip: 0, budget: null, ok: false, notes: [`cannot read: ${String(error)}`] });
     continue;
   }
-  // The webhooks entry has no dependency at all: zod stays with the client (src/webhooks/events.ts).
   rows.push({
-    label: `unbundled ${target}`,
+    label: `unbundled ${target} (database drivers)`,
     minified: 0,
     gzip: 0,
     budget: null,
-    ok: packages.length === 0,
-    notes: [`loads ${packages.join(', ') || 'no package'}${packages.length > 0 ? ': the webhooks entry must load no package' : ''}`],
+    ok: drivers.length === 0,
+    notes: [drivers.length === 0 ? 'loads no database driver' : `loads ${drivers.join(', ')}: the main entry must load no driver`],
   });
 }
 

@@ -25,6 +25,8 @@ const NAMES: Record<string, string> = {
   payment: 'payment-and-payout',
   // src/schemas/checkout-session.ts, payment-link.ts, wallet.ts: their types and schemas, shared by the main and schemas entries.
   wallet: 'checkout-link-and-wallet',
+  // src/webhooks/events.ts and inbox.ts: the webhook event types and the inbox seam, shared by the webhooks and postgres entries.
+  inbox: 'webhook-events-and-inbox',
 };
 
 const CHUNK = /^(?<name>[a-z-]+)-(?<hash>[A-Za-z0-9_-]{8})\.d\.(?<ext>c?ts)$/;

@@ -4,7 +4,9 @@
  * client stays out of its published type: `npm run test:consumer` checks that on the built `.d.ts`.
  */
 import * as main from 'payments-sdk';
+import * as postgres from 'payments-sdk/postgres';
 import * as schemas from 'payments-sdk/schemas';
+import * as webhooks from 'payments-sdk/webhooks';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 
@@ -42,5 +44,10 @@ describe('entries', () => {
     const page = { data: [{ id: 1, amount: 100 }], links: { next: null }, meta: { current_page: 1, last_page: 1, per_page: 20, total: 1 } };
     expect(z.parse(schemas.listEnvelope(schemas.PayoutSchema), page).data[0]).toMatchObject({ id: 1 });
     expect(z.safeParse(schemas.PaymentSchema, { uuid: 'x' }).success).toBe(false);
+  });
+
+  it('payments-sdk/postgres exports the inbox and its timeout error; the main and webhooks entries do not', () => {
+    expect(Object.keys(postgres).sort()).toEqual(['DatabaseTimeoutError', 'postgresInbox']);
+    for (const entry of [main, webhooks]) expect(Object.keys(entry).filter((name) => name in postgres)).toEqual([]);
   });
 });

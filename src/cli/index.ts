@@ -1,11 +1,12 @@
 /**
- * The `payments-sdk` command line (`npx payments-sdk <command>`): `mock`, `trigger`, `export` and
- * `payouts bulk`. Keys come from the environment (`PAYMENTS_API_KEY`, `PAYMENTS_BASE_URL`,
+ * The `payments-sdk` command line (`npx payments-sdk <command>`): `mock`, `trigger`, `export`,
+ * `payouts bulk` and `db schema`. Keys come from the environment (`PAYMENTS_API_KEY`, `PAYMENTS_BASE_URL`,
  * `PAYMENTS_WEBHOOK_SECRET`) or flags and are never printed. Errors are one line (`--debug` adds the
  * stack); exit codes are listed in `--help`. Built for Node only, as `dist/cli.js`.
  */
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../version.js';
+import { registerDb } from './db.js';
 import { EXIT, EXIT_CODES_HELP, reportError } from './exit-codes.js';
 import { registerExport } from './export.js';
 import type { GlobalOptions } from './global-options.js';
@@ -26,6 +27,7 @@ export function buildProgram(): Command {
   registerTrigger(program);
   registerExport(program);
   registerPayouts(program);
+  registerDb(program);
   program.addHelpText(
     'afterAll',
     `\nKeys come from PAYMENTS_API_KEY, PAYMENTS_BASE_URL and PAYMENTS_WEBHOOK_SECRET (or flags), and are never printed.${EXIT_CODES_HELP}`,

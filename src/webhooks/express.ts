@@ -5,7 +5,16 @@
  *
  * @module
  */
-import { type BodyProblem, concat, consumedBodyMessage, createWebhookCore, type WebhookHandlerOptions } from './handler.js';
+import {
+  type BodyProblem,
+  concat,
+  consumedBodyMessage,
+  createWebhookCore,
+  type WebhookDedupeHandlerOptions,
+  type WebhookHandlerOptions,
+  type WebhookInboxHandlerOptions,
+} from './handler.js';
+import type { WebhookInboxContext } from './inbox.js';
 import { rawBytes } from './sign.js';
 
 /**
@@ -49,7 +58,25 @@ export interface NodeWebhookResponse {
  * `req.body`) or a `req.rawBody`. When `express.json()` already parsed the body, the signed bytes
  * are gone: the delivery is answered 400 with the way to fix the route.
  */
-export function expressWebhook(options: WebhookHandlerOptions): (req: NodeWebhookRequest, res: NodeWebhookResponse) => Promise<void> {
+export function expressWebhook(options: WebhookDedupeHandlerOptions): (req: NodeWebhookRequest, res: NodeWebhookResponse) => Promise<void>;
+/**
+ * The same endpoint with an `inbox` (`postgresInbox(db)` from `payments-sdk/postgres`): each event is
+ * recorded and handled in one transaction, which `onEvent` receives as `{ tx }`.
+ *
+ * ```ts
+ * app.post('/webhooks', expressWebhook({ inbox, onEvent: async (event, { tx }) => recordPayment(tx, event) }));
+ * ```
+ */
+export function expressWebhook<Context = WebhookInboxContext>(
+  options: WebhookInboxHandlerOptions<Context>,
+): (req: NodeWebhookRequest, res: NodeWebhookResponse) => Promise<void>;
+/** Either form of the options, for code that passes them through (a framework adapter, say). */
+export function expressWebhook<Context = WebhookInboxContext>(
+  options: WebhookHandlerOptions<Context>,
+): (req: NodeWebhookRequest, res: NodeWebhookResponse) => Promise<void>;
+export function expressWebhook(
+  options: WebhookHandlerOptions<unknown>,
+): (req: NodeWebhookRequest, res: NodeWebhookResponse) => Promise<void> {
   const core = createWebhookCore(options, 'expressWebhook');
   return async (req, res) => {
     const method = req.method;

@@ -9,6 +9,7 @@ import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
 import { readCapped } from '../internal/capped-stream.js';
 import { readEnv } from '../internal/runtime.js';
 import { memoryDedupeStore, type WebhookDedupeStore } from './dedupe.js';
+import { dedupeInbox } from './dedupe-inbox.js';
 import type {
   PaymentEventType,
   PaymentWebhookEvent,
@@ -17,16 +18,18 @@ import type {
   UnknownWebhookEvent,
   WebhookEvent,
 } from './events.js';
+import type { WebhookDeliveryResult, WebhookInbox, WebhookInboxContext, WebhookOutcome } from './inbox.js';
 import { checkSecrets, RAW_BODY_HELP, verifyWebhook } from './verify.js';
 
 /**
  * Handlers by event type. Each gets its event typed. `'payout.*'` receives every payout event
- * without a handler of its own (the service does not list its payout event types).
+ * without a handler of its own (the service does not list its payout event types). With an `inbox`,
+ * each also gets the inbox's context (`{ tx }`) as its second argument.
  */
-export type WebhookEventHandlers = {
-  [T in PaymentEventType]?: (event: PaymentWebhookEvent<T>) => unknown;
+export type WebhookEventHandlers<Context = void> = {
+  [T in PaymentEventType]?: (event: PaymentWebhookEvent<T>, context: Context) => unknown;
 } & {
-  [T in PayoutEventType]?: (event: PayoutWebhookEvent) => unknown;
+  [T in PayoutEventType]?: (event: PayoutWebhookEvent, context: Context) => unknown;
 };
 
 /** What {@link WebhookHandlerOptions.onError} is told about a delivery answered with an error. */
@@ -42,14 +45,26 @@ export interface WebhookErrorInfo {
   event?: WebhookEvent;
 }
 
-/** Options of {@link webhookHandler} and `expressWebhook`. */
-export interface WebhookHandlerOptions {
+/** The options of {@link webhookHandler} and `expressWebhook` with or without an inbox. */
+export interface WebhookHandlerCommonOptions {
   /**
    * The endpoint's signing secret (`whsec_…`), or several (endpoints sharing this route, rotation).
    * Default: env `PAYMENTS_WEBHOOK_SECRET`, read at each request (so a build without it does not
    * fail). A missing secret answers 500, so the service retries once it is set.
    */
   secret?: string | readonly string[];
+  /**
+   * Told about every delivery answered 400, 409, 413, 500 or 503, and about a 200 whose completion
+   * the dedupe store could not record, with the full reason (the answer itself stays terse). Not told
+   * about a 405. Default: `console.error` for 500 and 503, `console.warn` for the others. Never given a secret.
+   */
+  onError?: (error: unknown, info: WebhookErrorInfo) => void;
+  /** Largest body accepted, in bytes; a larger one is answered 413. Default 1 MiB. */
+  maxBodyBytes?: number;
+}
+
+/** Options of {@link webhookHandler} and `expressWebhook` that deduplicate with a {@link WebhookDedupeStore}. */
+export interface WebhookDedupeHandlerOptions extends WebhookHandlerCommonOptions {
   /**
    * Called once per event (per `id`). Resolve when the event is durably handled: the answer is then
    * 200. Throw (or reject) to answer 500 and have the service deliver it again (up to 5 attempts
@@ -73,18 +88,47 @@ export interface WebhookHandlerOptions {
    * most 4 s, whatever the Redis client's own timeouts: the service waits 10 s for an answer.
    */
   dedupeTimeoutMs?: number;
-  /**
-   * Told about every delivery answered 400, 409, 413, 500 or 503, and about a 200 whose completion
-   * the dedupe store could not record, with the full reason (the answer itself stays terse). Not told
-   * about a 405. Default: `console.error` for 500 and 503, `console.warn` for the others. Never given a secret.
-   */
-  onError?: (error: unknown, info: WebhookErrorInfo) => void;
-  /** Largest body accepted, in bytes; a larger one is answered 413. Default 1 MiB. */
-  maxBodyBytes?: number;
+  /** Only with the other form of these options: a handler has either an inbox or a dedupe store. */
+  inbox?: undefined;
 }
+
+/**
+ * Options of {@link webhookHandler} and `expressWebhook` with an `inbox` (`postgresInbox(db)` from
+ * `payments-sdk/postgres`): each event is recorded and handled in one transaction, and `onEvent`
+ * gets that transaction as `{ tx }`.
+ */
+export interface WebhookInboxHandlerOptions<Context = WebhookInboxContext> extends WebhookHandlerCommonOptions {
+  /**
+   * Records each event and runs `onEvent` in one transaction: the commit makes both durable
+   * together, so the effect happens once even when the process dies or a duplicate arrives at the
+   * same moment on another instance. Its own `timeoutMs` bounds the whole transaction: a database
+   * that fails or does not answer in time is answered 503, with nothing recorded.
+   */
+  inbox: WebhookInbox<Context>;
+  /**
+   * Called once per event (per `id`) with the inbox's transaction as `{ tx }`: write your effect
+   * through `tx` so it commits with the record of the event. Throw (or reject) to roll both back and
+   * answer 500: the service delivers it again. Receives every event without a handler in `on`.
+   */
+  onEvent?: (event: WebhookEvent, context: NoInfer<Context>) => unknown;
+  /** Handlers by event type, each with its event typed and the inbox's context; `onEvent` receives the others. */
+  on?: WebhookEventHandlers<NoInfer<Context>>;
+  /** Not with an inbox: the inbox is what remembers handled events. */
+  dedupe?: undefined;
+  /** Not with an inbox: the inbox's own `timeoutMs` bounds each delivery. */
+  dedupeTimeoutMs?: undefined;
+}
+
+/**
+ * Options of {@link webhookHandler} and `expressWebhook`: with a dedupe store (the default, in
+ * memory), or with an `inbox` whose transaction `onEvent` receives as `{ tx }`. Not both.
+ */
+export type WebhookHandlerOptions<Context = WebhookInboxContext> = WebhookDedupeHandlerOptions | WebhookInboxHandlerOptions<Context>;
 
 /** An answer, independent of the framework. */
 export interface WebhookResponse {
+  /** What became of the delivery, for logs and telemetry. */
+  outcome: WebhookOutcome;
   status: number;
   headers: Record<string, string>;
   body: string;
@@ -114,7 +158,7 @@ export interface WebhookCore {
 }
 
 /** Checks the options once and returns the core that answers deliveries. */
-export function createWebhookCore(options: WebhookHandlerOptions, where: string): WebhookCore {
+export function createWebhookCore<Context>(options: WebhookHandlerOptions<Context>, where: string): WebhookCore {
   if (options === null || typeof options !== 'object') throw new PaymentsError(`${where}: pass { secret, onEvent } or { secret, on }.`);
   const { onEvent, on } = options;
   if (onEvent !== undefined && typeof onEvent !== 'function') throw new PaymentsError(`${where}: onEvent must be a function.`);
@@ -132,16 +176,10 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
   // A secret given explicitly is checked now (a typo fails at startup); the environment variable
   // is read per request, so that a build step without it does not throw.
   if (options.secret !== undefined) checkSecrets(options.secret, where);
-  const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? memoryDedupeStore());
-  if (dedupe && (typeof dedupe.claim !== 'function' || typeof dedupe.release !== 'function')) {
-    throw new PaymentsError(`${where}: dedupe must be a WebhookDedupeStore ({ claim, release }) or false.`);
-  }
+  const inbox = deliveryOf(options, where);
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)
     throw new PaymentsError(`${where}: maxBodyBytes must be a positive integer.`);
-  const dedupeTimeoutMs = options.dedupeTimeoutMs ?? DEDUPE_TIMEOUT_MS;
-  if (!Number.isSafeInteger(dedupeTimeoutMs) || dedupeTimeoutMs < 1 || dedupeTimeoutMs > 60_000)
-    throw new PaymentsError(`${where}: dedupeTimeoutMs must be an integer number of milliseconds from 1 to 60000.`);
   const report = options.onError ?? defaultOnError;
   const reportError = (error: unknown, info: WebhookErrorInfo) => {
     try {
@@ -155,33 +193,24 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
   const own = (type: string) => (Object.hasOwn(handlers, type) ? handlers[type] : undefined);
   const handlerOf = (event: WebhookEvent | UnknownWebhookEvent) =>
     (own(event.type) ?? (event.type.startsWith('payout.') ? own('payout.*') : undefined) ?? onEvent) as
-      | ((event: unknown) => unknown)
+      | ((event: unknown, context: unknown) => unknown)
       | undefined;
-  // A store call after onEvent that fails, throws synchronously or takes too long is reported, never
-  // thrown: the answer is already decided by what onEvent did.
-  const callStoreAfterAnswer = async (operation: string, call: () => Promise<void> | undefined, event: WebhookEvent, status: number) => {
-    try {
-      await withinTime(operation, Promise.resolve().then(call), dedupeTimeoutMs);
-    } catch (error) {
-      reportError(error, { status, event });
-    }
-  };
 
   return {
     maxBodyBytes,
     async handle(method, body, headers) {
       // The service delivers with POST. Anything else is not the service.
       if ((method ?? '').toUpperCase() !== 'POST') {
-        return answer(405, { error: 'Method not allowed: webhook deliveries are POST requests.' }, { allow: 'POST' });
+        return answer('refused', 405, { error: 'Method not allowed: webhook deliveries are POST requests.' }, { allow: 'POST' });
       }
       if (!(body instanceof Uint8Array)) {
         if (body.status === 413) {
           reportError(new PaymentsError(`Webhook body larger than maxBodyBytes (${maxBodyBytes}).`), { status: 413 });
-          return answer(413, { error: `Payload too large (over ${maxBodyBytes} bytes).` });
+          return answer('refused', 413, { error: `Payload too large (over ${maxBodyBytes} bytes).` });
         }
         const error = new WebhookVerificationError('invalid_payload', body.message);
         reportError(error, { status: 400, reason: error.reason });
-        return answer(400, { error: error.message, reason: error.reason });
+        return answer('refused', 400, { error: error.message, reason: error.reason });
       }
 
       let event: WebhookEvent;
@@ -191,77 +220,86 @@ export function createWebhookCore(options: WebhookHandlerOptions, where: string)
       } catch (error) {
         if (error instanceof WebhookVerificationError) {
           reportError(error, { status: 400, reason: error.reason });
-          return answer(400, { error: PUBLIC_REASON_MESSAGE[error.reason] ?? error.message, reason: error.reason });
+          return answer('refused', 400, { error: PUBLIC_REASON_MESSAGE[error.reason] ?? error.message, reason: error.reason });
         }
         // A configuration error (no secret): 500, so the service retries once it is fixed.
         reportError(error, { status: 500 });
-        return answer(500, { error: 'Webhook endpoint misconfigured.' });
+        return answer('failed', 500, { error: 'Webhook endpoint misconfigured.' });
       }
 
       const handler = handlerOf(event);
       // No handler for this type: acknowledge, or the service would retry an event nobody wants.
-      if (!handler) return answer(200, { received: true });
+      if (!handler) return answer('handled', 200, { received: true });
 
-      const id = event.id;
-      if (dedupe) {
-        const claim = Promise.resolve().then(() => dedupe.claim(id));
-        try {
-          if (!(await withinTime('claim', claim, dedupeTimeoutMs))) {
-            // In flight elsewhere (not yet complete): 409 keeps the service retrying, in case that
-            // attempt fails; a 200 would count the event delivered.
-            const isComplete = dedupe.isComplete;
-            if (
-              isComplete &&
-              !(await withinTime(
-                'isComplete',
-                Promise.resolve().then(() => isComplete.call(dedupe, id)),
-                dedupeTimeoutMs,
-              ))
-            ) {
-              reportError(new PaymentsError(`Webhook event ${id} is already being handled; answered 409 so the service retries later.`), {
-                status: 409,
-                event,
-              });
-              return answer(409, { error: 'This event is being handled; retry later.' }, { 'retry-after': '60' });
-            }
-            return answer(200, { received: true, duplicate: true });
-          }
-        } catch (error) {
-          // A claim that lands after the answer would hold the id for a whole lease: given back.
-          if (error instanceof DedupeTimeoutError) claim.then((won) => (won ? dedupe.release(id) : undefined)).catch(() => {});
-          reportError(error, { status: 503, event });
-          return answer(503, { error: 'Deduplication store unavailable; retry later.' }, { 'retry-after': '60' });
-        }
-      }
-
-      try {
-        await handler(event);
-      } catch (error) {
-        if (dedupe) await callStoreAfterAnswer('release', () => dedupe.release(id), event, 500);
-        reportError(error, { status: 500, event });
-        // The merchant's error stays in the logs: its message may hold anything.
-        return answer(500, { error: 'The webhook handler failed; the service will retry.' });
-      }
-      if (dedupe?.complete) await callStoreAfterAnswer('complete', () => dedupe.complete?.(id), event, 200);
-      return answer(200, { received: true });
+      const result = await inbox.deliver(event, (context) => handler(event, context));
+      if (result.bookkeepingError !== undefined) reportError(result.bookkeepingError, { status: result.status, event });
+      if (result.status !== 200) reportError(result.error, { status: result.status, event });
+      return answerDelivery(result);
     },
   };
 }
 
-/** A dedupe store call that did not settle within `dedupeTimeoutMs`. */
-class DedupeTimeoutError extends PaymentsError {}
-
-/** `work`, or a {@link DedupeTimeoutError} once `ms` have passed (the timer never outlives the race). */
-function withinTime<T>(operation: string, work: Promise<T>, ms: number): Promise<T> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new DedupeTimeoutError(`The dedupe store's ${operation} did not answer within ${ms} ms.`)), ms);
-  });
-  return Promise.race([work, late]).finally(() => clearTimeout(timer));
+/**
+ * The seam this handler delivers through: the `inbox` given, else the dedupe store (by default one
+ * in memory) adapted to it, else (`dedupe: false`) the effect alone.
+ */
+function deliveryOf<Context>(options: WebhookHandlerOptions<Context>, where: string): WebhookInbox<unknown> {
+  if (options.inbox !== undefined) {
+    if (options.dedupe !== undefined || options.dedupeTimeoutMs !== undefined) {
+      throw new PaymentsError(
+        `${where}: give inbox or dedupe (and dedupeTimeoutMs), not both: the inbox itself remembers handled events, within its own timeoutMs.`,
+      );
+    }
+    if (options.inbox === null || typeof options.inbox !== 'object' || typeof options.inbox.deliver !== 'function') {
+      throw new PaymentsError(
+        `${where}: inbox must be a WebhookInbox ({ deliver }), such as postgresInbox(db) from payments-sdk/postgres.`,
+      );
+    }
+    return options.inbox as WebhookInbox<unknown>;
+  }
+  const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? memoryDedupeStore());
+  if (dedupe && (typeof dedupe.claim !== 'function' || typeof dedupe.release !== 'function')) {
+    throw new PaymentsError(`${where}: dedupe must be a WebhookDedupeStore ({ claim, release }) or false.`);
+  }
+  const dedupeTimeoutMs = options.dedupeTimeoutMs ?? DEDUPE_TIMEOUT_MS;
+  if (!Number.isSafeInteger(dedupeTimeoutMs) || dedupeTimeoutMs < 1 || dedupeTimeoutMs > 60_000)
+    throw new PaymentsError(`${where}: dedupeTimeoutMs must be an integer number of milliseconds from 1 to 60000.`);
+  return dedupe ? dedupeInbox(dedupe, dedupeTimeoutMs) : EFFECT_ONLY;
 }
 
-function answer(status: number, body: Record<string, unknown>, headers: Record<string, string> = {}): WebhookResponse {
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body: JSON.stringify(body) };
+/** Deduplication off: the effect runs for every delivery. */
+const EFFECT_ONLY: WebhookInbox<undefined> = {
+  async deliver(_event, effect) {
+    try {
+      await effect(undefined);
+      return { outcome: 'handled', status: 200 };
+    } catch (error) {
+      return { outcome: 'failed', status: 500, error };
+    }
+  },
+};
+
+/** The answer to a delivery the inbox took. The merchant's error stays in the logs: its message may hold anything. */
+function answerDelivery(result: WebhookDeliveryResult): WebhookResponse {
+  switch (result.status) {
+    case 200:
+      return answer(result.outcome, 200, result.outcome === 'duplicate' ? { received: true, duplicate: true } : { received: true });
+    case 409:
+      return answer(result.outcome, 409, { error: 'This event is being handled; retry later.' }, { 'retry-after': '60' });
+    case 500:
+      return answer(result.outcome, 500, { error: 'The webhook handler failed; the service will retry.' });
+    default:
+      return answer(result.outcome, 503, { error: 'Deduplication store unavailable; retry later.' }, { 'retry-after': '60' });
+  }
+}
+
+function answer(
+  outcome: WebhookOutcome,
+  status: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string> = {},
+): WebhookResponse {
+  return { outcome, status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body: JSON.stringify(body) };
 }
 
 function defaultOnError(error: unknown, info: WebhookErrorInfo): void {
@@ -292,7 +330,29 @@ export function consumedBodyMessage(problem: string): string {
  * (the service retries), 503 when the dedupe store failed or did not answer
  * within `dedupeTimeoutMs`, 405 for a method other than POST, 413 beyond `maxBodyBytes`. Pass the request untouched: the signature covers the raw body.
  */
-export function webhookHandler(options: WebhookHandlerOptions): (request: Request) => Promise<Response> {
+export function webhookHandler(options: WebhookDedupeHandlerOptions): (request: Request) => Promise<Response>;
+/**
+ * The same endpoint with an `inbox` (`postgresInbox(db)` from `payments-sdk/postgres`): each event is
+ * recorded and handled in one transaction, which `onEvent` receives as `{ tx }`.
+ *
+ * ```ts
+ * export const POST = webhookHandler({
+ *   inbox,
+ *   onEvent: async (event, { tx }) => {
+ *     if (event.type === 'payment.succeeded') await tx.query('UPDATE orders SET paid = true WHERE payment_uuid = $1', [event.data.uuid]);
+ *   },
+ * });
+ * ```
+ * Answers as above; 503 when the database failed or did not answer within the inbox's `timeoutMs`.
+ */
+export function webhookHandler<Context = WebhookInboxContext>(
+  options: WebhookInboxHandlerOptions<Context>,
+): (request: Request) => Promise<Response>;
+/** Either form of the options, for code that passes them through (a framework adapter, say). */
+export function webhookHandler<Context = WebhookInboxContext>(
+  options: WebhookHandlerOptions<Context>,
+): (request: Request) => Promise<Response>;
+export function webhookHandler(options: WebhookHandlerOptions<unknown>): (request: Request) => Promise<Response> {
   const core = createWebhookCore(options, 'webhookHandler');
   return async (request) => {
     const method = request.method;

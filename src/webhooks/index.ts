@@ -30,6 +30,21 @@ export type {
   WebhookEventOf,
 } from './events.js';
 export { expressWebhook, type NodeWebhookRequest, type NodeWebhookResponse } from './express.js';
-export { type WebhookErrorInfo, type WebhookEventHandlers, type WebhookHandlerOptions, webhookHandler } from './handler.js';
+export {
+  type WebhookDedupeHandlerOptions,
+  type WebhookErrorInfo,
+  type WebhookEventHandlers,
+  type WebhookHandlerCommonOptions,
+  type WebhookHandlerOptions,
+  type WebhookInboxHandlerOptions,
+  webhookHandler,
+} from './handler.js';
+export type {
+  InboxTransaction,
+  WebhookDeliveryResult,
+  WebhookInbox,
+  WebhookInboxContext,
+  WebhookOutcome,
+} from './inbox.js';
 export { type RawPayload, signWebhookPayload } from './sign.js';
 export { type VerifyWebhookInput, verifyWebhook, type WebhookHeaders } from './verify.js';

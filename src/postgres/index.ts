@@ -1,0 +1,26 @@
+/**
+ * `payments-sdk/postgres`: exactly-once effects on your own Postgres. {@link postgresInbox} records
+ * each webhook event and runs your handler in one transaction.
+ *
+ * Bring your own driver: a `pg` Pool or Client, or a postgres.js `sql`. This entry imports none
+ * (they are optional peer dependencies), and neither `payments-sdk` nor `payments-sdk/webhooks`
+ * loads anything of it.
+ *
+ * ```ts
+ * import { postgresInbox } from 'payments-sdk/postgres';
+ * ```
+ * @packageDocumentation
+ */
+export type { InboxTransaction, WebhookInboxContext } from '../webhooks/inbox.js';
+export {
+  DatabaseTimeoutError,
+  type PgClientLike,
+  type PgPoolClientLike,
+  type PgPoolLike,
+  type PgQueryResultLike,
+  type PostgresDatabase,
+  type PostgresJsLike,
+  type PostgresJsReservedLike,
+  type PostgresJsResultLike,
+} from './driver.js';
+export { type HandledPaymentKey, type PostgresInbox, type PostgresInboxOptions, postgresInbox } from './inbox.js';

@@ -1,0 +1,51 @@
+/**
+ * `payments-sdk db schema`, run as the built bin: the SQL it prints creates the inbox table on a real
+ * PostgreSQL, is the same SQL `postgresInbox(db).schemaSql()` gives, and runs again harmlessly.
+ */
+
+import { postgresInbox } from 'payments-sdk/postgres';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
+import { runCli } from './support.js';
+
+describe('payments-sdk db schema', () => {
+  it('prints the inbox table SQL, the same as schemaSql(), and as JSON with --json', async () => {
+    const pool = new pg.Pool({ connectionString: 'postgres://127.0.0.1:1/none' });
+    const expected = postgresInbox(pool, { table: 'shop.inbox' }).schemaSql();
+    const printed = await runCli(['db', 'schema', '--inbox-table', 'shop.inbox']);
+    expect(printed.code).toBe(0);
+    expect(printed.stdout).toBe(expected);
+    const json = await runCli(['--json', 'db', 'schema']);
+    expect(JSON.parse(json.stdout)).toEqual({ inbox: postgresInbox(pool).schemaSql() });
+    await pool.end();
+  });
+
+  it('refuses a table name that is not a plain identifier: exit 2, nothing printed', async () => {
+    const result = await runCli(['db', 'schema', '--inbox-table', 'inbox; DROP TABLE orders']);
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/--inbox-table: table must be a name/);
+  });
+});
+
+describePostgres('payments-sdk db schema on a real PostgreSQL', () => {
+  let server: PostgresServer;
+  beforeAll(async () => {
+    server = await startPostgresServer();
+  }, 30_000);
+  afterAll(() => server?.stop());
+
+  it('creates the inbox table and its index, and can run again', async () => {
+    const { stdout } = await runCli(['db', 'schema']);
+    const pool = new pg.Pool({ connectionString: server.url });
+    try {
+      await pool.query(stdout);
+      await pool.query(stdout);
+      const { rows } = await pool.query("SELECT indexname FROM pg_indexes WHERE tablename = 'payments_inbox' ORDER BY indexname");
+      expect(rows.map((row) => row.indexname)).toEqual(['payments_inbox_final_event_key', 'payments_inbox_pkey']);
+    } finally {
+      await pool.end();
+    }
+  });
+});
