@@ -259,16 +259,25 @@ async function postgresWorkers() {
   );
   const pools = Array.from({ length: workers }, () => new pg.Pool({ connectionString: url, max: 4 }));
   await postgresJournal(pools[0] as pg.Pool, { table: 'bench_bulk_journal' }).migrate();
+  const journalOf = (i: number) => postgresJournal(pools[i] as pg.Pool, { table: 'bench_bulk_journal' });
+  await workersRun(n, rate, workers, 'postgresJournal, a pg Pool each', journalOf, async () => {});
+  // Without a limit: how many rows a second the same workers move through each journal (the
+  // journal's ceiling: any limit below it can be reached).
+  const free = QUICK ? 1000 : 2000;
+  console.log(`\n## postgres: the same ${workers} workers, ${free} payouts, no rate limit (ratios of ${rate}/s)`);
   await workersRun(
-    n,
+    free,
     rate,
     workers,
-    'postgresJournal, a pg Pool each',
-    (i) => postgresJournal(pools[i] as pg.Pool, { table: 'bench_bulk_journal' }),
-    async () => {
-      await Promise.all(pools.map((pool) => pool.end()));
-    },
+    'memoryJournal shared in-process',
+    () => shared,
+    async () => {},
+    0,
   );
+  const endPools = async () => {
+    await Promise.all(pools.map((pool) => pool.end()));
+  };
+  await workersRun(free, rate, workers, 'postgresJournal, a pg Pool each', journalOf, endPools, 0);
 }
 
 async function workersRun(
@@ -278,9 +287,10 @@ async function workersRun(
   name: string,
   journalOf: (i: number) => BulkJournal,
   end: () => Promise<void>,
+  limit = rate,
 ) {
-  // Each answer held 30 ms, nearer a real service; the limit is the service's own.
-  const server = fork(new URL(import.meta.url), ['--serve', '30', String(rate)], { stdio: 'inherit', execArgv: [] });
+  // Each answer held 30 ms, nearer a real service; the limit is the service's own (0: none).
+  const server = fork(new URL(import.meta.url), ['--serve', '30', String(limit)], { stdio: 'inherit', execArgv: [] });
   const { url: base, key } = await new Promise<{ url: string; key: string }>((resolve) =>
     server.once('message', (m) => resolve(m as never)),
   );
