@@ -12,8 +12,12 @@
  * 3. memory: 100,000 rows from an async iterable (`skipInvalid: true`, streamed), against a `fetch`
  *    that answers at once and stores nothing: heap after GC every 10,000 rows, for a journal that
  *    keeps nothing (the runner alone), memoryJournal and fileJournal.
+ * 4. postgres (with BENCH_PG_URL only; not in the default set): 4 workers (runners with their own pg
+ *    Pool) on one batch through postgresJournal, against the mock over HTTP in a child process with
+ *    `rateLimit` R/s: the sustained rate (per 5 s window, after the first) as a ratio of R.
  *
- *   BENCH_ONLY=rate,journal,memory   BENCH_QUICK=1 (fewer rows and rounds)   BENCH_RATE=200
+ *   BENCH_ONLY=rate,journal,memory,postgres   BENCH_QUICK=1 (fewer rows and rounds)   BENCH_RATE=200
+ *   BENCH_PG_URL=postgres://user@127.0.0.1:5432/db (a database the bench may create a table in)
  */
 import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -22,7 +26,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BulkJournal, fileJournal, memoryJournal, PaymentsClient } from 'payments-sdk';
+import { postgresJournal } from 'payments-sdk/postgres';
 import { createMockService } from 'payments-sdk/testing';
+import pg from 'pg';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ONLY = new Set((process.env.BENCH_ONLY ?? 'rate,journal,memory').split(','));
@@ -50,7 +56,8 @@ const fmt = (x: number, d = 3) => x.toFixed(d);
 if (process.argv[2] === '--serve') {
   // The mock over HTTP, each answer held `latency` ms (a real service takes tens of ms or more).
   const latency = Number(process.argv[3] ?? 0);
-  const mock = createMockService();
+  const limit = Number(process.argv[4] ?? 0);
+  const mock = createMockService(limit > 0 ? { rateLimit: { requests: limit, perMs: 1000 } } : {});
   mock.seed({ wallets: [{ currency: 'XOF', balance: Number.MAX_SAFE_INTEGER }] }, { apiKey: mock.liveApiKey });
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -84,6 +91,7 @@ async function main() {
     await journalOverhead(30);
   }
   if (ONLY.has('memory')) await memory();
+  if (ONLY.has('postgres')) await postgresWorkers();
 }
 
 async function rateLimit() {
@@ -226,4 +234,89 @@ async function memory() {
     `(for scale: one row is ${rowBytes} B as JSON; holding ${n} rows would take several times ${fmt((rowBytes * n) / 1e6, 1)} MB of heap)`,
   );
   await rm(dir, { recursive: true, force: true });
+}
+
+async function postgresWorkers() {
+  const url = process.env.BENCH_PG_URL;
+  if (!url) {
+    console.log('\n## postgres: skipped (set BENCH_PG_URL to a database the bench may create a table in)');
+    return;
+  }
+  const rate = Number(process.env.BENCH_RATE ?? 100);
+  const n = rate * (QUICK ? 10 : 30);
+  const workers = Number(process.env.BENCH_PG_WORKERS ?? 4);
+  const shared = memoryJournal();
+  // The same workers sharing one memoryJournal in this process: what the runners reach under a
+  // limit they share, with a journal that costs nothing.
+  console.log(`\n## postgres: ${workers} workers, ${n} payouts, mock over HTTP at R = ${rate}/s answering after 30 ms`);
+  await workersRun(
+    n,
+    rate,
+    workers,
+    'memoryJournal shared in-process',
+    () => shared,
+    async () => {},
+  );
+  const pools = Array.from({ length: workers }, () => new pg.Pool({ connectionString: url, max: 4 }));
+  await postgresJournal(pools[0] as pg.Pool, { table: 'bench_bulk_journal' }).migrate();
+  const journalOf = (i: number) => postgresJournal(pools[i] as pg.Pool, { table: 'bench_bulk_journal' });
+  await workersRun(n, rate, workers, 'postgresJournal, a pg Pool each', journalOf, async () => {});
+  // Without a limit: how many rows a second the same workers move through each journal (the
+  // journal's ceiling: any limit below it can be reached).
+  const free = QUICK ? 1000 : 2000;
+  console.log(`\n## postgres: the same ${workers} workers, ${free} payouts, no rate limit (ratios of ${rate}/s)`);
+  await workersRun(
+    free,
+    rate,
+    workers,
+    'memoryJournal shared in-process',
+    () => shared,
+    async () => {},
+    0,
+  );
+  const endPools = async () => {
+    await Promise.all(pools.map((pool) => pool.end()));
+  };
+  await workersRun(free, rate, workers, 'postgresJournal, a pg Pool each', journalOf, endPools, 0);
+}
+
+async function workersRun(
+  n: number,
+  rate: number,
+  workers: number,
+  name: string,
+  journalOf: (i: number) => BulkJournal,
+  end: () => Promise<void>,
+  limit = rate,
+) {
+  // Each answer held 30 ms, nearer a real service; the limit is the service's own (0: none).
+  const server = fork(new URL(import.meta.url), ['--serve', '30', String(limit)], { stdio: 'inherit', execArgv: [] });
+  const { url: base, key } = await new Promise<{ url: string; key: string }>((resolve) =>
+    server.once('message', (m) => resolve(m as never)),
+  );
+  const batchId = `pg-${Date.now()}`;
+  const started = performance.now();
+  const marks: number[] = [];
+  const summaries = await Promise.all(
+    Array.from({ length: workers }, async (_, i) => {
+      const client = new PaymentsClient({ apiKey: key, baseUrl: base });
+      const batch = client.payouts.createMany(rows(n), { batchId, key: (r) => r.reference, journal: journalOf(i), concurrency: 8 });
+      for await (const r of batch) if (r.status === 'created' || r.status === 'replayed') marks.push(performance.now() - started);
+      return batch.summary();
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  server.disconnect();
+  await end();
+  const sent = summaries.reduce((sum, s) => sum + s.created + s.replayed, 0);
+  if (sent !== n) throw new Error(`${name}: ${sent} rows sent for ${n}: ${JSON.stringify(summaries)}`);
+  const windows: number[] = [];
+  for (let t = 5000; t + 5000 <= elapsed * 1000; t += 5000) windows.push(marks.filter((m) => m >= t && m < t + 5000).length / 5 / rate);
+  console.log(`${name}: rows sent by each worker ${summaries.map((s) => s.created + s.replayed).join(', ')}`);
+  console.log(`  whole run: ${fmt(n / elapsed / rate)} of R (${fmt(n / elapsed, 1)}/s over ${fmt(elapsed, 1)} s)`);
+  if (windows.length > 0) {
+    console.log(
+      `  per 5 s window after the first: median ${fmt(median(windows))} of R, min ${fmt(Math.min(...windows))}, max ${fmt(Math.max(...windows))}`,
+    );
+  }
 }

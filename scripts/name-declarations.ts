@@ -29,6 +29,8 @@ const NAMES: Record<string, string> = {
   inbox: 'webhook-events-and-inbox',
   // src/core/telemetry.ts: the Telemetry hooks, shared by the main, webhooks and opentelemetry entries.
   telemetry: 'telemetry',
+  // src/bulk/journal.ts: the BulkJournal interface and its records, shared by the main and postgres entries.
+  journal: 'bulk-journal',
 };
 
 const CHUNK = /^(?<name>[a-z-]+)-(?<hash>[A-Za-z0-9_-]{8})\.d\.(?<ext>c?ts)$/;

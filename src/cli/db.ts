@@ -1,25 +1,33 @@
 /**
  * `payments-sdk db schema`: prints the SQL of the tables the SDK keeps in the merchant's Postgres,
  * for merchants who run migrations with their own tool (Prisma, Drizzle, Knex, node-pg-migrate).
- * The same SQL that `postgresInbox(db).migrate()` runs; nothing here connects to a database.
+ * The same SQL that `postgresInbox(db).migrate()` and `postgresJournal(db).migrate()` run; nothing
+ * here connects to a database.
  */
 import type { Command } from 'commander';
 import { checkTableName, DEFAULT_INBOX_TABLE, inboxNames, inboxSchemaSql } from '../postgres/inbox-schema.js';
+import { DEFAULT_JOURNAL_TABLE, journalNames, journalSchemaSql } from '../postgres/journal-schema.js';
 import { CliError } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { printJson } from './output.js';
 
 interface SchemaOptions {
   inboxTable: string;
+  journalTable: string;
 }
 
 /** Each table's SQL, by name, in the order to create them. */
 function schemaParts(options: SchemaOptions): Array<{ name: string; sql: string }> {
   const inbox = checkTableName(options.inboxTable);
-  if (!inbox.ok) throw new CliError(`--inbox-table: ${inbox.problem}.`);
+  const journal = checkTableName(options.journalTable);
+  const problems = [
+    ...(inbox.ok ? [] : [`--inbox-table: ${inbox.problem}.`]),
+    ...(journal.ok ? [] : [`--journal-table: ${journal.problem}.`]),
+  ];
+  if (!inbox.ok || !journal.ok) throw new CliError(problems.join(' '));
   return [
     { name: 'inbox', sql: inboxSchemaSql(inboxNames(inbox.parts)) },
-    // The bulk payout journal's table goes here, once `postgresJournal` exists.
+    { name: 'journal', sql: journalSchemaSql(journalNames(journal.parts)) },
   ];
 }
 
@@ -29,6 +37,7 @@ export function registerDb(program: Command): void {
   db.command('schema')
     .description('print the SQL of the tables (CREATE ... IF NOT EXISTS), for your own migration tool')
     .option('--inbox-table <name>', 'the webhook inbox table, as given to postgresInbox({ table })', DEFAULT_INBOX_TABLE)
+    .option('--journal-table <name>', 'the bulk payout journal table, as given to postgresJournal({ table })', DEFAULT_JOURNAL_TABLE)
     .action((options: SchemaOptions, command: Command) => {
       const parts = schemaParts(options);
       if (command.optsWithGlobals<GlobalOptions>().json) printJson(Object.fromEntries(parts.map((part) => [part.name, part.sql])));

@@ -1,6 +1,7 @@
 /**
  * `payments-sdk/postgres`: exactly-once effects on your own Postgres. {@link postgresInbox} records
- * each webhook event and runs your handler in one transaction.
+ * each webhook event and runs your handler in one transaction; {@link postgresJournal} lets any
+ * number of workers run one bulk payout batch, each row paid once.
  *
  * Bring your own driver: a `pg` Pool or Client, or a postgres.js `sql`. This entry imports none
  * (they are optional peer dependencies), and neither `payments-sdk` nor `payments-sdk/webhooks`
@@ -24,3 +25,4 @@ export {
   type PostgresJsResultLike,
 } from './driver.js';
 export { type HandledPaymentKey, type PostgresInbox, type PostgresInboxOptions, postgresInbox } from './inbox.js';
+export { type PostgresJournal, type PostgresJournalOptions, postgresJournal } from './journal.js';

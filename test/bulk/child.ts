@@ -1,12 +1,15 @@
 /**
- * A bulk payout run by a child process (bundled by esbuild from src/, run by the crash and Redis
- * tests): settings from the environment, one line per result on stdout (`R <index> <status>`),
+ * A bulk payout run by a child process (bundled by esbuild from src/, run by the crash, Redis and
+ * Postgres tests): settings from the environment, one line per result on stdout (`R <index> <status>`),
  * then `S <summary JSON>`.
  */
 
 import IORedis from 'ioredis';
+import pg from 'pg';
+import postgres from 'postgres';
 import { createClient } from 'redis';
 import { type BulkJournal, fileJournal, PaymentsClient, redisJournal } from '../../src/index.js';
+import { postgresJournal } from '../../src/postgres/index.js';
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -24,16 +27,28 @@ const client = new PaymentsClient({
 });
 
 let journal: BulkJournal;
-let closeRedis = async () => {};
-if (process.env.BULK_REDIS_URL) {
+let closeStore = async () => {};
+if (process.env.BULK_PG_URL) {
+  // The Postgres journal, through a pg Pool or a postgres.js sql (BULK_PG_CLIENT=postgres.js).
+  const leaseMs = Number(process.env.BULK_LEASE_MS ?? 30_000);
+  if (process.env.BULK_PG_CLIENT === 'postgres.js') {
+    const sql = postgres(process.env.BULK_PG_URL, { max: 4, onnotice: () => {} });
+    journal = postgresJournal(sql, { leaseMs });
+    closeStore = () => sql.end({ timeout: 1 });
+  } else {
+    const pool = new pg.Pool({ connectionString: process.env.BULK_PG_URL, max: 4 });
+    journal = postgresJournal(pool, { leaseMs });
+    closeStore = () => pool.end();
+  }
+} else if (process.env.BULK_REDIS_URL) {
   if (process.env.BULK_REDIS_CLIENT === 'ioredis') {
     const redis = new IORedis(process.env.BULK_REDIS_URL);
     journal = redisJournal(redis, { prefix: 'bulk-test:' });
-    closeRedis = async () => void redis.disconnect();
+    closeStore = async () => void redis.disconnect();
   } else {
     const redis = await createClient({ url: process.env.BULK_REDIS_URL }).connect();
     journal = redisJournal(redis, { prefix: 'bulk-test:' });
-    closeRedis = async () => void (await redis.close());
+    closeStore = async () => void (await redis.close());
   }
 } else {
   journal = fileJournal(env('BULK_JOURNAL'));
@@ -60,4 +75,4 @@ const batch = client.payouts.createMany(() => rows(), {
 });
 for await (const r of batch) process.stdout.write(`R ${r.index} ${r.status}\n`);
 process.stdout.write(`S ${JSON.stringify(await batch.summary())}\n`);
-await closeRedis();
+await closeStore();

@@ -1,23 +1,24 @@
 /**
- * `payments-sdk db schema`, run as the built bin: the SQL it prints creates the inbox table on a real
- * PostgreSQL, is the same SQL `postgresInbox(db).schemaSql()` gives, and runs again harmlessly.
+ * `payments-sdk db schema`, run as the built bin: the SQL it prints creates the inbox and journal
+ * tables on a real PostgreSQL, is the same SQL `postgresInbox(db).schemaSql()` and
+ * `postgresJournal(db).schemaSql()` give, and runs again harmlessly.
  */
 
-import { postgresInbox } from 'payments-sdk/postgres';
+import { postgresInbox, postgresJournal } from 'payments-sdk/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
 import { runCli } from './support.js';
 
 describe('payments-sdk db schema', () => {
-  it('prints the inbox table SQL, the same as schemaSql(), and as JSON with --json', async () => {
+  it('prints the inbox and journal tables SQL, the same as schemaSql(), and as JSON with --json', async () => {
     const pool = new pg.Pool({ connectionString: 'postgres://127.0.0.1:1/none' });
-    const expected = postgresInbox(pool, { table: 'shop.inbox' }).schemaSql();
-    const printed = await runCli(['db', 'schema', '--inbox-table', 'shop.inbox']);
+    const expected = `${postgresInbox(pool, { table: 'shop.inbox' }).schemaSql()}\n${postgresJournal(pool, { table: 'shop.payouts_journal' }).schemaSql()}`;
+    const printed = await runCli(['db', 'schema', '--inbox-table', 'shop.inbox', '--journal-table', 'shop.payouts_journal']);
     expect(printed.code).toBe(0);
     expect(printed.stdout).toBe(expected);
     const json = await runCli(['--json', 'db', 'schema']);
-    expect(JSON.parse(json.stdout)).toEqual({ inbox: postgresInbox(pool).schemaSql() });
+    expect(JSON.parse(json.stdout)).toEqual({ inbox: postgresInbox(pool).schemaSql(), journal: postgresJournal(pool).schemaSql() });
     await pool.end();
   });
 
@@ -26,6 +27,10 @@ describe('payments-sdk db schema', () => {
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toMatch(/--inbox-table: table must be a name/);
+    const both = await runCli(['db', 'schema', '--inbox-table', '1x', '--journal-table', 'a.b.c']);
+    expect(both.code).toBe(2);
+    expect(both.stdout).toBe('');
+    expect(both.stderr).toMatch(/--inbox-table: table must be a name[\s\S]*--journal-table: table must be a name/);
   });
 });
 
@@ -36,7 +41,7 @@ describePostgres('payments-sdk db schema on a real PostgreSQL', () => {
   }, 30_000);
   afterAll(() => server?.stop());
 
-  it('creates the inbox table and its index, and can run again', async () => {
+  it('creates the inbox table and its index, and the journal table, and can run again', async () => {
     const { stdout } = await runCli(['db', 'schema']);
     const pool = new pg.Pool({ connectionString: server.url });
     try {
@@ -44,6 +49,8 @@ describePostgres('payments-sdk db schema on a real PostgreSQL', () => {
       await pool.query(stdout);
       const { rows } = await pool.query("SELECT indexname FROM pg_indexes WHERE tablename = 'payments_inbox' ORDER BY indexname");
       expect(rows.map((row) => row.indexname)).toEqual(['payments_inbox_final_event_key', 'payments_inbox_pkey']);
+      const journal = await pool.query("SELECT indexname FROM pg_indexes WHERE tablename = 'payments_bulk_journal'");
+      expect(journal.rows.map((row) => row.indexname)).toEqual(['payments_bulk_journal_pkey']);
     } finally {
       await pool.end();
     }
