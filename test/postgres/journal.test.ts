@@ -5,12 +5,13 @@
  * running one batch together through a fault-injecting proxy, one of them SIGKILLed mid-way, and a
  * rerun: the service holds exactly one payout per row.
  */
-import type { BulkClaimRequest, BulkJournal } from 'payments-sdk';
+import type { BulkJournal } from 'payments-sdk';
 import { type PostgresDatabase, postgresJournal } from 'payments-sdk/postgres';
 import type { MockHttpServer, MockService } from 'payments-sdk/testing';
 import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BulkClaimRequest } from '../../src/bulk/journal.js';
 import { type FaultProxy, startFaultProxy } from '../bulk/fault-proxy.js';
 import { bundleChild, runChild } from '../bulk/processes.js';
 import { allPayouts, countByRow, liveClient, payoutMock } from '../helpers/bulk.js';
