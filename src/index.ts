@@ -91,7 +91,13 @@ export type {
 export { type CurrencyCode, isKnownCurrency, type KnownCurrencyCode } from './currencies.js';
 export type { Logger, LogLevel } from './internal/logger.js';
 export { currencyExponent, formatAmount, fromMinorUnits, toMinorUnits } from './money.js';
-export type { WaitForCompletionOptions } from './resources/payments.js';
+// The resource classes as types only: `client.payments` and the others are documented by them.
+export type { CheckoutSessions } from './resources/checkout-sessions.js';
+export type { PaymentLinks } from './resources/payment-links.js';
+export type { Payments, WaitForCompletionOptions } from './resources/payments.js';
+export type { Payouts } from './resources/payouts.js';
+export type { Wallets } from './resources/wallets.js';
+export type { Webhooks } from './resources/webhook-verifier.js';
 export {
   CHECKOUT_SESSION_STATUSES,
   type CheckoutSession,

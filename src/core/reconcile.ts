@@ -44,7 +44,7 @@ export interface StalePaymentFinding {
   expectedEvent?: undefined;
 }
 
-/** One finding of {@link reconcilePayments}: a missed final status, or a payment stuck unsettled. */
+/** One finding of `client.payments.reconcile()`: a missed final status, or a payment stuck unsettled. */
 export type ReconcileFinding = MissedPaymentFinding | StalePaymentFinding;
 
 /** How far a reconciliation has gone, after each page. */

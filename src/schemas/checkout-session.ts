@@ -28,7 +28,7 @@ export type CheckoutSessionStatus = OpenEnum<(typeof CHECKOUT_SESSION_STATUSES)[
  * A hosted checkout session.
  *
  * The type lists the fields the SDK knows, so a misspelt name does not compile. A field the service
- * adds later is still kept on the object: read it with {@link readField}.
+ * adds later is still kept on the object: read it with `readField`.
  */
 export interface CheckoutSession {
   /** Session identifier (ULID-shaped). */

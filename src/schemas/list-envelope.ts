@@ -8,7 +8,7 @@ import { type KnownFields, minorUnits, type Proof, type Same } from './primitive
 
 /**
  * Page addresses of a list page. A field the service adds later is still kept on the object: read
- * it with {@link readField}.
+ * it with `readField`.
  */
 export interface PageLinks {
   /** Address of the first page. */
@@ -23,7 +23,7 @@ export interface PageLinks {
 
 /**
  * Page counters of a list page. A field the service adds later is still kept on the object: read it
- * with {@link readField}.
+ * with `readField`.
  */
 export interface PageMeta {
   /** This page's number, from 1. */

@@ -29,7 +29,7 @@ export type PaymentStatus = OpenEnum<(typeof PAYMENT_STATUSES)[number]>;
  * A payment, from a checkout session or a direct charge. Amounts in minor units.
  *
  * The type lists the fields the SDK knows, so a misspelt name does not compile. A field the service
- * adds later is still kept on the object: read it with {@link readField}.
+ * adds later is still kept on the object: read it with `readField`.
  */
 export interface Payment {
   /** Payment identifier (UUID). */
