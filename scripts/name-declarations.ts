@@ -27,6 +27,8 @@ const NAMES: Record<string, string> = {
   wallet: 'checkout-link-and-wallet',
   // src/webhooks/events.ts and inbox.ts: the webhook event types and the inbox seam, shared by the webhooks and postgres entries.
   inbox: 'webhook-events-and-inbox',
+  // src/core/reconcile.ts (with request-options.ts): the reconciliation types, shared by the main and postgres entries.
+  reconcile: 'reconcile',
 };
 
 const CHUNK = /^(?<name>[a-z-]+)-(?<hash>[A-Za-z0-9_-]{8})\.d\.(?<ext>c?ts)$/;
