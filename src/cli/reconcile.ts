@@ -124,6 +124,14 @@ async function runReconcile(options: ReconcileCliOptions, globals: GlobalOptions
   const database = options.databaseUrl ? await openDatabase(options.databaseUrl) : undefined;
   try {
     await reconcileTo(options, format, client, database && postgresInbox(database.pool, { table: options.table }), globals);
+  } catch (error) {
+    // Postgres's undefined_table: the inbox was never migrated in that database, or --table names another.
+    if (database && (error as { code?: unknown }).code === '42P01')
+      throw new CliError(
+        `the inbox table ${options.table} is not in that database: create it with inbox.migrate() or npx payments-sdk db schema, or name yours with --table.`,
+        EXIT.service,
+      );
+    throw error;
   } finally {
     await database?.close();
   }

@@ -85,8 +85,8 @@ describePostgres('payments-sdk reconcile --database-url', () => {
 
     // The default table does not exist in this database: a clear failure, not an empty list.
     const missingTable = await runCli(['reconcile', '--from', DAY, '--database-url', server.url], env);
-    expect(missingTable.code).not.toBe(0);
-    expect(missingTable.code).not.toBe(1);
+    expect(missingTable.code).toBe(4);
+    expect(missingTable.stderr).toContain('the inbox table payments_inbox is not in that database');
 
     expect(await inbox().reconcile(client, { from: DAY, onEvent: () => {} })).toEqual({ handled: lost.length, stale: 0 });
     const none = await runCli(['reconcile', '--from', DAY, '--database-url', server.url, '--table', 'shop.webhook_inbox'], env);
