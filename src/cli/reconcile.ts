@@ -65,8 +65,8 @@ One CSV row or JSON line per finding, each with its kind:
 With --database-url, only the payments whose final event the Postgres inbox's table (--table,
 default payments_inbox) never recorded are missed: the webhooks your endpoint lost. Without it, every
 succeeded or failed payment of the window is listed as missed, for you to compare with your own
-records. --database-url needs the pg package next to payments-sdk (npm install pg); PAYMENTS_DATABASE_URL
-is not read: pass the URL (it is never printed).
+records. --database-url needs the pg package next to payments-sdk (npm install pg), only reads, and
+is never printed (its password neither). To handle the missed payments, run inbox.reconcile().
 Exit 0 when there is no finding, 1 when there is any (for a cron job to alert). CSV cells that
 would run as spreadsheet formulas are escaped. A progress bar shows on stderr when it is a terminal.
 A file given with --out appears whole or not at all; Ctrl-C stops after the current page (exit 130).`,
