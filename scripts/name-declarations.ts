@@ -31,6 +31,8 @@ const NAMES: Record<string, string> = {
   telemetry: 'telemetry',
   // src/bulk/journal.ts: the BulkJournal interface and its records, shared by the main and postgres entries.
   journal: 'bulk-journal',
+  // src/core/reconcile.ts (with request-options.ts): the reconciliation types, shared by the main and postgres entries.
+  reconcile: 'reconcile',
 };
 
 const CHUNK = /^(?<name>[a-z-]+)-(?<hash>[A-Za-z0-9_-]{8})\.d\.(?<ext>c?ts)$/;

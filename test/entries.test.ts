@@ -220,8 +220,8 @@ describe('entries', () => {
     expect(z.safeParse(schemas.PaymentSchema, { uuid: 'x' }).success).toBe(false);
   });
 
-  it('payments-sdk/postgres exports the inbox and its timeout error; the main and webhooks entries do not', () => {
-    expect(Object.keys(postgres).sort()).toEqual(['DatabaseTimeoutError', 'postgresInbox']);
+  it('payments-sdk/postgres exports the inbox, its timeout error and its reconciliation error; the main and webhooks entries do not', () => {
+    expect(Object.keys(postgres).sort()).toEqual(['DatabaseTimeoutError', 'InboxReconcileError', 'postgresInbox', 'postgresJournal']);
     for (const entry of [main, webhooks]) expect(Object.keys(entry).filter((name) => name in postgres)).toEqual([]);
   });
 });

@@ -1,12 +1,15 @@
 /**
  * `payments-sdk reconcile --from DATE`: the findings of `payments.reconcile` over a window, one CSV
  * row or JSON line each, with its `kind`, for a person to read or a cron job to alert on (exit 1
- * when there is any). Without a record of what the merchant handled, every payment whose status is
- * final is listed (kind `missed`), for the merchant to compare with their own records; payments
- * stuck unsettled are listed apart (kind `stale`). Files appear whole or not at all, as with `export`.
+ * when there is any). With `--database-url`, against the Postgres inbox's table: only the payments
+ * whose final event it never recorded are `missed`. Without it, every payment whose status is final
+ * is listed (kind `missed`), for the merchant to compare with their own records. Payments stuck
+ * unsettled are listed apart (kind `stale`). Files appear whole or not at all, as with `export`.
  */
 import type { Command } from 'commander';
 import type { ReconcileFinding, ReconcileOptions } from '../core/reconcile.js';
+import { type PostgresInbox, postgresInbox } from '../postgres/inbox.js';
+import { checkTableName, DEFAULT_INBOX_TABLE } from '../postgres/inbox-schema.js';
 import { readField } from '../schemas/read-field.js';
 import { type ClientFlags, clientFrom } from './client-from-env.js';
 import { csvWriter } from './csv-writer.js';
@@ -24,6 +27,8 @@ interface ReconcileCliOptions extends ClientFlags {
   staleAfter: number;
   format?: 'csv' | 'jsonl';
   out?: string;
+  databaseUrl?: string;
+  table: string;
 }
 
 /** CSV columns: what was found, then the payment. */
@@ -47,6 +52,8 @@ export function registerReconcile(program: Command): void {
     )
     .option('--format <csv|jsonl>', "output format (default: from --out's extension, else csv)")
     .option('--out <file>', 'write to this file (default: stdout)')
+    .option('--database-url <url>', "the Postgres holding the webhook inbox's table (needs the pg package: npm install pg)")
+    .option('--table <name>', 'the inbox table, as given to postgresInbox({ table })', DEFAULT_INBOX_TABLE)
     .option('--api-key <key>', 'API key (default: PAYMENTS_API_KEY; prefer the environment)')
     .option('--base-url <url>', 'service URL (default: PAYMENTS_BASE_URL)')
     .addHelpText(
@@ -55,9 +62,11 @@ export function registerReconcile(program: Command): void {
 One CSV row or JSON line per finding, each with its kind:
   missed  a succeeded or failed payment whose event was not handled (expected_event says which)
   stale   a payment still pending or processing past --stale-after
-This version has no record of what your endpoint handled: every succeeded or failed payment of the
-window is listed as missed, for you to compare with your own records (with the Postgres inbox,
---database-url and --table will list only those it never recorded; not available yet).
+With --database-url, only the payments whose final event the Postgres inbox's table (--table,
+default payments_inbox) never recorded are missed: the webhooks your endpoint lost. Without it, every
+succeeded or failed payment of the window is listed as missed, for you to compare with your own
+records. --database-url needs the pg package next to payments-sdk (npm install pg), only reads, and
+is never printed (its password neither). To handle the missed payments, run inbox.reconcile().
 Exit 0 when there is no finding, 1 when there is any (for a cron job to alert). CSV cells that
 would run as spreadsheet formulas are escaped. A progress bar shows on stderr when it is a terminal.
 A file given with --out appears whole or not at all; Ctrl-C stops after the current page (exit 130).`,
@@ -85,21 +94,64 @@ function checkOptions(options: ReconcileCliOptions): 'csv' | 'jsonl' {
     problems.push('--to must not be before --from');
   const format = options.format ?? (options.out?.endsWith('.jsonl') || options.out?.endsWith('.ndjson') ? 'jsonl' : 'csv');
   if (format !== 'csv' && format !== 'jsonl') problems.push(`--format must be csv or jsonl, got ${JSON.stringify(options.format)}`);
+  const table = checkTableName(options.table);
+  if (!table.ok) problems.push(`--table: ${table.problem}`);
+  if (options.databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(options.databaseUrl))
+    problems.push('--database-url must be a postgres:// or postgresql:// URL');
   if (problems.length > 0) throw new CliError(`${problems.join('; ')}.`);
   return format;
+}
+
+/** The `pg` Pool for `--database-url`: `pg` is an optional peer, loaded only here and only when asked for. */
+async function openDatabase(url: string): Promise<{ pool: import('pg').Pool; close(): Promise<void> }> {
+  let Pool: typeof import('pg').Pool;
+  try {
+    ({ Pool } = (await import('pg')).default);
+  } catch (error) {
+    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND')
+      throw new CliError('--database-url needs the pg package, which is not installed: npm install pg');
+    throw error;
+  }
+  const pool = new Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 10_000 });
+  // An idle connection the server ends is replaced by the pool: nothing to report.
+  pool.on('error', () => {});
+  return { pool, close: () => pool.end() };
 }
 
 async function runReconcile(options: ReconcileCliOptions, globals: GlobalOptions): Promise<void> {
   const format = checkOptions(options);
   const client = clientFrom(options);
+  const database = options.databaseUrl ? await openDatabase(options.databaseUrl) : undefined;
+  try {
+    await reconcileTo(options, format, client, database && postgresInbox(database.pool, { table: options.table }), globals);
+  } catch (error) {
+    // Postgres's undefined_table: the inbox was never migrated in that database, or --table names another.
+    if (database && (error as { code?: unknown }).code === '42P01')
+      throw new CliError(
+        `the inbox table ${options.table} is not in that database: create it with inbox.migrate() or npx payments-sdk db schema, or name yours with --table.`,
+        EXIT.service,
+      );
+    throw error;
+  } finally {
+    await database?.close();
+  }
+}
+
+async function reconcileTo(
+  options: ReconcileCliOptions,
+  format: 'csv' | 'jsonl',
+  client: ReturnType<typeof clientFrom>,
+  inbox: PostgresInbox | undefined,
+  globals: GlobalOptions,
+): Promise<void> {
   const controller = new AbortController();
   let progress: Progress | undefined;
   const reconcileOptions: ReconcileOptions = {
     from: options.from,
     ...(options.to ? { to: options.to } : {}),
     stalePendingAfter: options.staleAfter * 60_000,
-    // Nothing tells this command what was handled: every final payment is listed for comparison.
-    isHandled: () => false,
+    // With no inbox nothing tells this command what was handled: every final payment is listed for comparison.
+    ...(inbox ? { inbox } : { isHandled: () => false }),
     onProgress: ({ read, total }) => {
       progress ??= createProgress('reconcile', total);
       progress.setTotal(total);
@@ -153,7 +205,7 @@ async function runReconcile(options: ReconcileCliOptions, globals: GlobalOptions
   else
     process.stderr.write(
       `${interrupted ? 'Interrupted: ' : ''}reconciled payments from ${window}: ${counts.missed} missed, ${counts.stale} stale${options.out ? ` (written to ${options.out})` : ''}\n` +
-        (counts.missed > 0
+        (counts.missed > 0 && !inbox
           ? 'Without a record of what your endpoint handled, every succeeded or failed payment is listed: compare it with your own.\n'
           : ''),
     );

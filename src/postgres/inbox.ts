@@ -16,6 +16,7 @@ import { PaymentsError } from '../core/errors.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import type { InboxTransaction, WebhookDeliveryResult, WebhookInbox, WebhookInboxContext } from '../webhooks/inbox.js';
 import { DatabaseTimeoutError, type PostgresDatabase, type SqlSession, sqlDriver } from './driver.js';
+import { type InboxReconcileOptions, type InboxReconcileResult, type ReconcileClient, reconcileThroughInbox } from './inbox-reconcile.js';
 import {
   checkTableName,
   DEFAULT_INBOX_TABLE,
@@ -71,6 +72,22 @@ export interface PostgresInbox extends WebhookInbox<WebhookInboxContext> {
   schemaSql(): string;
   /** Resolves the `resourceId`s (payment uuids) of the given pairs whose event of that type is recorded. One call per page. */
   handledPayments(keys: ReadonlyArray<HandledPaymentKey>): Promise<ReadonlySet<string>>;
+  /**
+   * Finds the payments of a window whose final event this inbox never recorded (the webhook was
+   * lost) and runs `onEvent` for each, through the same path as a delivery: one transaction records
+   * a made-up event `{ id: 'reconciled:<uuid>:<type>', type, data: payment, reconciled: true }` and
+   * runs `onEvent(event, { tx })`. The table's unique index on the payment and its final event type
+   * makes the late original delivery of such a payment a duplicate (and the other way round), so
+   * `onEvent` runs once per payment even when both arrive at the same moment.
+   *
+   * ```ts
+   * const { handled, stale } = await inbox.reconcile(client, { from: '2026-11-24', to: '2026-11-24', onEvent });
+   * ```
+   * Payments still pending past `stalePendingAfter` are counted in `stale`, nothing run. When
+   * `onEvent` throws (or the database fails) for a payment, its transaction rolls back and the run
+   * stops with an {@link InboxReconcileError} holding the count so far; run it again once fixed.
+   */
+  reconcile(client: ReconcileClient, options: InboxReconcileOptions): Promise<InboxReconcileResult>;
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
@@ -117,6 +134,34 @@ export function postgresInbox(db: PostgresDatabase, options: PostgresInboxOption
   const handled = handledPaymentsSql(names);
   const storeBody = options.storeBody === true;
 
+  const deliver: PostgresInbox['deliver'] = async (event, effect) => {
+    let effectError: { error: unknown } | undefined;
+    try {
+      const ran = await driver.transaction(timeoutMs, async (session) => {
+        const recorded = await session.query(insert, [event.id, event.type, resourceIdOf(event), storeBody ? JSON.stringify(event) : null]);
+        if (recorded.rowCount === 0) return false;
+        try {
+          await effect({ tx: transactionOf(session) });
+        } catch (error) {
+          effectError = { error };
+          throw error;
+        }
+        return true;
+      });
+      return ran ? { outcome: 'handled', status: 200 } : { outcome: 'duplicate', status: 200 };
+    } catch (error) {
+      return failure(error, effectError);
+    }
+  };
+  const handledPayments: PostgresInbox['handledPayments'] = async (keys) => {
+    const rows = checkKeys(keys);
+    if (rows.length === 0) return new Set<string>();
+    return driver.transaction(timeoutMs, async (session) => {
+      const result = await session.query(handled, [JSON.stringify(rows)]);
+      return new Set(result.rows.map((row) => String(row.resource_id)));
+    });
+  };
+
   return {
     table: names.table,
     schemaSql: () => schema,
@@ -127,38 +172,9 @@ export function postgresInbox(db: PostgresDatabase, options: PostgresInboxOption
         await session.query(schema);
       });
     },
-    async deliver(event, effect) {
-      let effectError: { error: unknown } | undefined;
-      try {
-        const ran = await driver.transaction(timeoutMs, async (session) => {
-          const recorded = await session.query(insert, [
-            event.id,
-            event.type,
-            resourceIdOf(event),
-            storeBody ? JSON.stringify(event) : null,
-          ]);
-          if (recorded.rowCount === 0) return false;
-          try {
-            await effect({ tx: transactionOf(session) });
-          } catch (error) {
-            effectError = { error };
-            throw error;
-          }
-          return true;
-        });
-        return ran ? { outcome: 'handled', status: 200 } : { outcome: 'duplicate', status: 200 };
-      } catch (error) {
-        return failure(error, effectError);
-      }
-    },
-    async handledPayments(keys) {
-      const rows = checkKeys(keys);
-      if (rows.length === 0) return new Set<string>();
-      return driver.transaction(timeoutMs, async (session) => {
-        const result = await session.query(handled, [JSON.stringify(rows)]);
-        return new Set(result.rows.map((row) => String(row.resource_id)));
-      });
-    },
+    deliver,
+    handledPayments,
+    reconcile: (client, reconcileOptions) => reconcileThroughInbox({ deliver, handledPayments }, client, reconcileOptions),
   };
 }
 

@@ -25,4 +25,11 @@ export {
   type PostgresJsResultLike,
 } from './driver.js';
 export { type HandledPaymentKey, type PostgresInbox, type PostgresInboxOptions, postgresInbox } from './inbox.js';
+export {
+  InboxReconcileError,
+  type InboxReconcileOptions,
+  type InboxReconcileResult,
+  type ReconcileClient,
+  type ReconciledPaymentEvent,
+} from './inbox-reconcile.js';
 export { type PostgresJournal, type PostgresJournalOptions, postgresJournal } from './journal.js';

@@ -37,6 +37,12 @@ export interface PaymentWebhookEvent<T extends PaymentEventType = PaymentEventTy
   type: T;
   /** The payment, as `payments.retrieve` would return it. */
   data: Payment;
+  /**
+   * `true` only on an event made up by `inbox.reconcile` (`payments-sdk/postgres`) for a payment
+   * whose delivery was lost; its `id` is then `reconciled:<payment uuid>:<type>`. A delivery from
+   * the service never has it: the SDK drops a `reconciled` field from a delivered body.
+   */
+  reconciled?: true;
 }
 
 /** A `payout.*` event: `data` is the {@link Payout} whose status changed. */
@@ -127,7 +133,8 @@ const unknownEventObject = z.looseObject({
 // biome-ignore lint/correctness/noUnusedVariables: a compile-time proof, checked by tsc: the event types list exactly the fields their schemas check.
 type EventsMatchSchemas = Proof<
   [
-    Same<PaymentWebhookEvent, KnownFields<z.output<typeof paymentEventObject>>>,
+    // `reconciled` is the SDK's own flag, never read from a delivery.
+    Same<Omit<PaymentWebhookEvent, 'reconciled'>, KnownFields<z.output<typeof paymentEventObject>>>,
     Same<PayoutWebhookEvent, KnownFields<z.output<typeof payoutEventObject>>>,
     Same<UnknownWebhookEvent, KnownFields<z.output<typeof unknownEventObject>>>,
   ] extends [true, true, true]
@@ -158,7 +165,11 @@ export function toWebhookEvent(body: unknown): WebhookEvent | UnknownWebhookEven
   }
   const { schema, name } = schemaOf(body.type);
   const result = schema.safeParse(body);
-  if (result.success) return result.data as WebhookEvent | UnknownWebhookEvent;
+  if (result.success) {
+    // Only events made up by reconciliation are flagged: whatever a delivered body says is dropped.
+    if ('reconciled' in result.data) delete (result.data as { reconciled?: unknown }).reconciled;
+    return result.data as WebhookEvent | UnknownWebhookEvent;
+  }
   const issues = toIssues(result.error.issues, body);
   // The event itself first: a problem with `id`, `type`, or a missing `data`.
   const outer = issues.filter((issue) => issue.path[0] !== 'data' || body.data === undefined);

@@ -148,6 +148,14 @@ describe('event data is checked with the zod schemas of the records', () => {
     expect(event).toEqual({ id: '7', type: 'payment.succeeded', data: { ...paymentBase, risk: { score: 3 } }, attempt: 2 });
   });
 
+  it('drops a reconciled field from a delivered body: only events made up by reconciliation carry the flag', () => {
+    for (const reconciled of [true, 'yes', false]) {
+      const event = toWebhookEvent({ id: 'evt_1', type: 'payment.succeeded', data: paymentBase, reconciled });
+      expect(event).toEqual({ id: 'evt_1', type: 'payment.succeeded', data: paymentBase });
+      expect('reconciled' in event).toBe(false);
+    }
+  });
+
   it('names every bad field in one message', () => {
     const data = { ...paymentBase, gross_amount: 12.5, uuid: undefined, status: 7, checkout_session: null, mobile_money_country: 3 };
     expect(() => toWebhookEvent({ id: 'e', type: 'payment.succeeded', data })).toThrow(

@@ -1,0 +1,126 @@
+/**
+ * `payments-sdk reconcile --database-url`, the built bin as a child process, against a real
+ * PostgreSQL server holding the webhook inbox's table and the testing kit served on 127.0.0.1: the
+ * kit delivers to a `webhookHandler({ inbox })` and loses 30 % of the deliveries; the command lists
+ * exactly the lost ones (exit 1), nothing once they are reconciled (exit 0), reads the table named by
+ * --table, and says `npm install pg` when pg is not installed.
+ */
+
+import { spawn } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Payment, PaymentsClient } from 'payments-sdk';
+import { postgresInbox } from 'payments-sdk/postgres';
+import { createMockService, type MockHttpServer } from 'payments-sdk/testing';
+import { webhookHandler } from 'payments-sdk/webhooks';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
+import { childEnv, collect, root, runCli } from './support.js';
+
+const DAY = new Date().toISOString().slice(0, 10);
+
+describePostgres('payments-sdk reconcile --database-url', () => {
+  let server: PostgresServer;
+  let pool: pg.Pool;
+  let http: MockHttpServer;
+  let env: Record<string, string>;
+  let lost: Array<{ uuid: string; type: string }>;
+  let client: PaymentsClient;
+  const inbox = () => postgresInbox(pool, { table: 'shop.webhook_inbox' });
+
+  beforeAll(async () => {
+    server = await startPostgresServer();
+    pool = new pg.Pool({ connectionString: server.url, max: 4 });
+    pool.on('error', () => {});
+    await pool.query('CREATE SCHEMA shop');
+    await inbox().migrate();
+    let secret = '';
+    const handle = (request: Request) => webhookHandler({ secret, inbox: inbox(), onEvent: () => {}, onError: () => {} })(request);
+    const mock = createMockService({ webhooks: { endpoint: handle, dropRate: 0.3, seed: 3 } });
+    secret = mock.webhookSecret;
+    http = await mock.listen();
+    env = { PAYMENTS_API_KEY: mock.apiKey, PAYMENTS_BASE_URL: http.url };
+    client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: http.url });
+    for (let i = 0; i < 30; i++) {
+      const payment = await client.payments.create({
+        amount: 1000 + i,
+        currency: 'XOF',
+        country: 'SEN',
+        provider: 'orange',
+        phone: '221771234567',
+      });
+      if (i % 5 === 4) await mock.failPayment(payment.uuid);
+      else await mock.settlePayment(payment.uuid);
+    }
+    mock.advance(6 * 3_600_000);
+    await mock.deliveriesSettled();
+    lost = mock.deliveries.filter((d) => d.dropped).map((d) => ({ uuid: (d.event.data as Payment).uuid, type: d.event.type }));
+  }, 60_000);
+
+  afterAll(async () => {
+    await http?.close();
+    await pool?.end();
+    await server?.stop();
+  });
+
+  it('lists exactly the payments whose delivery was lost (exit 1); once reconciled, none (exit 0)', async () => {
+    expect(lost.length).toBeGreaterThan(3);
+    expect(lost.length).toBeLessThan(20);
+    const result = await runCli(
+      ['reconcile', '--from', DAY, '--format', 'jsonl', '--database-url', server.url, '--table', 'shop.webhook_inbox'],
+      env,
+    );
+    expect(result.stderr).toContain(`${lost.length} missed, 0 stale`);
+    expect(result.code).toBe(1);
+    const findings = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; expectedEvent: string; payment: Payment });
+    expect(new Set(findings.map((f) => `${f.kind} ${f.payment.uuid} ${f.expectedEvent}`))).toEqual(
+      new Set(lost.map((l) => `missed ${l.uuid} ${l.type}`)),
+    );
+    expect(findings).toHaveLength(lost.length);
+
+    // The default table does not exist in this database: a clear failure, not an empty list.
+    const missingTable = await runCli(['reconcile', '--from', DAY, '--database-url', server.url], env);
+    expect(missingTable.code).toBe(4);
+    expect(missingTable.stderr).toContain('the inbox table payments_inbox is not in that database');
+
+    expect(await inbox().reconcile(client, { from: DAY, onEvent: () => {} })).toEqual({ handled: lost.length, stale: 0 });
+    const none = await runCli(['reconcile', '--from', DAY, '--database-url', server.url, '--table', 'shop.webhook_inbox'], env);
+    expect(none.stderr).toContain('0 missed, 0 stale');
+    expect(none.code).toBe(0);
+    // Without --database-url every final payment is listed, as before.
+    const all = await runCli(['reconcile', '--from', DAY, '--format', 'jsonl'], env);
+    expect(all.code).toBe(1);
+    expect(all.stdout.trim().split('\n')).toHaveLength(30);
+  });
+
+  it('bad --database-url and --table are usage errors; without pg installed, it says npm install pg', async () => {
+    const bad = await runCli(['reconcile', '--from', DAY, '--database-url', 'mysql://x', '--table', '1bad;drop'], env);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--table: .*--database-url must be a postgres/s);
+
+    // A merchant project with the built package and its dependencies, but no pg.
+    const project = mkdtempSync(join(tmpdir(), 'cli-no-pg-'));
+    const pkg = join(project, 'node_modules', 'payments-sdk');
+    mkdirSync(pkg, { recursive: true });
+    cpSync(join(root, 'dist'), join(pkg, 'dist'), { recursive: true });
+    cpSync(join(root, 'package.json'), join(pkg, 'package.json'));
+    for (const name of readdirSync(join(root, 'node_modules'))) {
+      if (name === 'pg' || name === 'payments-sdk' || name.startsWith('.')) continue;
+      symlinkSync(join(root, 'node_modules', name), join(project, 'node_modules', name));
+    }
+    writeFileSync(join(project, 'package.json'), '{"type":"module"}');
+    const child = spawn(process.execPath, [join(pkg, 'dist', 'cli.js'), 'reconcile', '--from', DAY, '--database-url', server.url], {
+      env: childEnv(env),
+      cwd: project,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const result = await collect(child);
+    expect(result.stderr).toMatch(/--database-url needs the pg package, which is not installed: npm install pg/);
+    expect(result.code).toBe(2);
+  });
+});
