@@ -20,6 +20,7 @@ export type ReconciledPaymentEvent = (PaymentWebhookEvent<'payment.succeeded'> |
 /** What `inbox.reconcile` needs of the client: `client.payments.reconcile`, as a `PaymentsClient` has it. */
 export interface ReconcileClient {
   payments: {
+    /** `client.payments.reconcile`: the findings of a window, read against the inbox. */
     reconcile(options: ReconcileWithInbox, requestOptions?: RequestOptions): AsyncIterable<ReconcileFinding>;
   };
 }
