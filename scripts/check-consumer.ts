@@ -67,7 +67,7 @@ export function tsSnippets(markdown: string): string[] {
 const work = mkdtempSync(join(tmpdir(), 'payments-sdk-consumer-'));
 try {
   // 1. The tarball npm would publish.
-  const packed = JSON.parse(run('npm', ['pack', '--json', '--pack-destination', work], root)) as Array<{
+  const packed = JSON.parse(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], root)) as Array<{
     filename: string;
     files: Array<{ path: string }>;
   }>;

@@ -1,11 +1,11 @@
 /**
  * Installs the BUILT package into `<dir>/node_modules/payments-sdk` as `npm install payments-sdk`
  * would: `npm pack` (so only `files` ship, resolved through `exports`), extracted in place. Its
- * dependencies (zod) are symlinked from this repository's node_modules unless `<dir>` has them,
+ * dependencies (ky, zod) are copied from this repository's node_modules unless `<dir>` has them,
  * so nothing is fetched. Used by test-runtimes.ts and test-frameworks.ts; run `tsup` first.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,7 +33,9 @@ export function installPacked(dir: string): string {
       const link = join(dir, 'node_modules', ...dependency.split('/'));
       if (existsSync(link)) continue;
       mkdirSync(join(link, '..'), { recursive: true });
-      symlinkSync(join(root, 'node_modules', dependency), link, 'dir');
+      // Copied, not linked: a bundler (Next.js's Turbopack) does not resolve through a link that
+      // leaves the project, as an installed dependency never does.
+      cpSync(join(root, 'node_modules', dependency), link, { recursive: true, dereference: true });
     }
     return target;
   } finally {
