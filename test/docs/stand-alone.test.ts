@@ -4,8 +4,9 @@
  * README or a docs/ guide), never a document kept outside it nor a tracker's issue number, which a
  * reader of the package or of a fork cannot open.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -19,12 +20,9 @@ const outside = [
   { name: 'an issue number', pattern: new RegExp(['issue', '#?[0-9]'].join('s? '), 'i') },
 ];
 
-/** Every file under `dir` (relative to the root), `node_modules` left out. */
+/** Every file git tracks under `dir` (relative to the root): build output and installs left out. */
 function filesUnder(dir: string): string[] {
-  return readdirSync(join(root, dir), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(root, join(entry.parentPath, entry.name)))
-    .filter((path) => !path.split(/[\\/]/).includes('node_modules'));
+  return execFileSync('git', ['ls-files', '-z', '--', dir], { cwd: root, encoding: 'utf8' }).split('\0').filter(Boolean);
 }
 
 const files = folders.flatMap(filesUnder);
