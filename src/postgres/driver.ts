@@ -86,6 +86,21 @@ export interface SqlDriver {
   transaction<T>(timeoutMs: number, work: (session: SqlSession) => Promise<T>): Promise<T>;
 }
 
+/** Creating a table may wait for other sessions' locks: more time than a statement of a feature gets. */
+const MIGRATE_TIMEOUT_MS = 30_000;
+
+/**
+ * Runs `schema` (idempotent `CREATE … IF NOT EXISTS` statements) in one transaction. Two
+ * `CREATE TABLE IF NOT EXISTS` at the same moment can both try to create the table, so callers
+ * migrating the same `table` take turns on an advisory lock named after it.
+ */
+export async function migrateSchema(driver: SqlDriver, table: string, schema: string): Promise<void> {
+  await driver.transaction(MIGRATE_TIMEOUT_MS, async (session) => {
+    await session.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payments-sdk:migrate:${table}`]);
+    await session.query(schema);
+  });
+}
+
 /** The database did not finish in time: the transaction was abandoned and rolled back. */
 export class DatabaseTimeoutError extends PaymentsError {}
 setName(DatabaseTimeoutError, 'DatabaseTimeoutError');
