@@ -101,7 +101,10 @@ export async function migrateSchema(driver: SqlDriver, table: string, schema: st
   });
 }
 
-/** The database did not finish in time: the transaction was abandoned and rolled back. */
+/**
+ * The database did not finish in time: the transaction was abandoned and rolled back, unless its
+ * COMMIT had already been sent (the message then says so).
+ */
 export class DatabaseTimeoutError extends PaymentsError {}
 setName(DatabaseTimeoutError, 'DatabaseTimeoutError');
 
@@ -211,8 +214,14 @@ function beginSql(timeoutMs: number): string {
 }
 
 async function transaction<T>(open: Opener, timeoutMs: number, work: (session: SqlSession) => Promise<T>): Promise<T> {
+  /** Set once COMMIT is sent: from then on, whether the transaction committed is the server's to say. */
+  let committing = false;
   const timedOut = () =>
-    new DatabaseTimeoutError(`The database did not finish the transaction within ${timeoutMs} ms; it was rolled back.`);
+    new DatabaseTimeoutError(
+      committing
+        ? `The database did not confirm the COMMIT within ${timeoutMs} ms: the transaction committed if the server received it, and was rolled back otherwise.`
+        : `The database did not finish the transaction within ${timeoutMs} ms; it was rolled back.`,
+    );
   let state: 'opening' | 'open' | 'over' = 'opening';
   let connection: Connection | undefined;
   let given = false;
@@ -255,6 +264,7 @@ async function transaction<T>(open: Opener, timeoutMs: number, work: (session: S
       throw error;
     }
     if (state !== 'open') throw timedOut();
+    committing = true;
     await opened.query('COMMIT');
     finish(true);
     return result;
