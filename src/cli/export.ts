@@ -11,6 +11,7 @@ import type { PaymentsClient } from '../client.js';
 import type { PagePromise } from '../core/pagination.js';
 import { readAhead } from '../internal/read-ahead.js';
 import { amountFormatterFor } from '../money.js';
+import { isCalendarDate } from '../schemas/list-params.js';
 import { type ClientFlags, clientFrom } from './client-from-env.js';
 import { csvWriter } from './csv-writer.js';
 import { CliError, describeError, EXIT, exitCodeOf } from './exit-codes.js';
@@ -131,8 +132,6 @@ read. On stdout, Ctrl-C stops after the current page, on a complete row.`,
     });
 }
 
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
-
 /** The CSV header of a resource: its columns, the first page's other fields, and a formatted column after each amount. */
 function headerOf(spec: ResourceSpec, first: readonly Record<string, unknown>[]): string[] {
   const fields = [...spec.columns];
@@ -204,9 +203,10 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
   const spec = RESOURCES[resource];
   const problems: string[] = [];
   if (!spec) problems.push(`unknown resource ${JSON.stringify(resource)}: choose one of ${Object.keys(RESOURCES).join(', ')}`);
-  if (options.from !== undefined && !DATE.test(options.from))
-    problems.push(`--from must be YYYY-MM-DD, got ${JSON.stringify(options.from)}`);
-  if (options.to !== undefined && !DATE.test(options.to)) problems.push(`--to must be YYYY-MM-DD, got ${JSON.stringify(options.to)}`);
+  if (options.from !== undefined && !isCalendarDate(options.from))
+    problems.push(`--from must be a date YYYY-MM-DD, got ${JSON.stringify(options.from)}`);
+  if (options.to !== undefined && !isCalendarDate(options.to))
+    problems.push(`--to must be a date YYYY-MM-DD, got ${JSON.stringify(options.to)}`);
   const format = formatOf(options, problems);
   if (problems.length > 0) throw new CliError(`${problems.join('; ')}.`);
   const client = clientFrom(options);

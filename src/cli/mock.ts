@@ -7,6 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { jsonSyntaxReason } from '../internal/json.js';
 import { isLoopback, type WebhookDelivery } from '../testing/delivery.js';
 import { MockServiceError } from '../testing/mock-errors.js';
 import { createMockService, type MockService } from '../testing/mock-service.js';
@@ -81,13 +82,15 @@ async function readSeed(path: string): Promise<SeedFile> {
   } catch (error) {
     throw new CliError(`cannot read the seed file ${path}: ${describeError(error)}`, EXIT.invalidInput);
   }
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('the top level must be an object');
-    return parsed as SeedFile;
+    parsed = JSON.parse(text);
   } catch (error) {
-    throw new CliError(`the seed file ${path} is not a JSON seed: ${describeError(error)}`, EXIT.invalidInput);
+    throw new CliError(`the seed file ${path} is not a JSON seed: ${jsonSyntaxReason(error)}`, EXIT.invalidInput);
   }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    throw new CliError(`the seed file ${path} is not a JSON seed: the top level must be an object`, EXIT.invalidInput);
+  return parsed as SeedFile;
 }
 
 function checkForwardTo(raw: string | undefined): string | undefined {

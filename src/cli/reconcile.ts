@@ -10,6 +10,7 @@ import type { Command } from 'commander';
 import type { ReconcileFinding, ReconcileOptions } from '../core/reconcile.js';
 import { type PostgresInbox, postgresInbox } from '../postgres/inbox.js';
 import { checkTableName, DEFAULT_INBOX_TABLE } from '../postgres/inbox-schema.js';
+import { isCalendarDate } from '../schemas/list-params.js';
 import { readField } from '../schemas/read-field.js';
 import { type ClientFlags, clientFrom } from './client-from-env.js';
 import { csvWriter } from './csv-writer.js';
@@ -33,7 +34,6 @@ interface ReconcileCliOptions extends ClientFlags {
 
 /** CSV columns: what was found, then the payment. */
 const COLUMNS = ['kind', 'expected_event', ...PAYMENT_COLUMNS];
-const DATE = /^\d{4}-\d{2}-\d{2}$/;
 /** Rows written per write: each write holds whole rows, so the output always ends on a complete one. */
 const ROWS_PER_WRITE = 100;
 
@@ -88,9 +88,10 @@ function csvRow(finding: ReconcileFinding): unknown[] {
 
 function checkOptions(options: ReconcileCliOptions): 'csv' | 'jsonl' {
   const problems: string[] = [];
-  if (!DATE.test(options.from)) problems.push(`--from must be YYYY-MM-DD, got ${JSON.stringify(options.from)}`);
-  if (options.to !== undefined && !DATE.test(options.to)) problems.push(`--to must be YYYY-MM-DD, got ${JSON.stringify(options.to)}`);
-  else if (options.to !== undefined && DATE.test(options.from) && options.to < options.from)
+  if (!isCalendarDate(options.from)) problems.push(`--from must be a date YYYY-MM-DD, got ${JSON.stringify(options.from)}`);
+  if (options.to !== undefined && !isCalendarDate(options.to))
+    problems.push(`--to must be a date YYYY-MM-DD, got ${JSON.stringify(options.to)}`);
+  else if (options.to !== undefined && isCalendarDate(options.from) && options.to < options.from)
     problems.push('--to must not be before --from');
   const format = options.format ?? (options.out?.endsWith('.jsonl') || options.out?.endsWith('.ndjson') ? 'jsonl' : 'csv');
   if (format !== 'csv' && format !== 'jsonl') problems.push(`--format must be csv or jsonl, got ${JSON.stringify(options.format)}`);

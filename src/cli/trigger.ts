@@ -8,6 +8,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
+import { jsonSyntaxReason } from '../internal/json.js';
 import { isLoopback } from '../testing/delivery.js';
 import { MockServiceError } from '../testing/mock-errors.js';
 import { createMockService } from '../testing/mock-service.js';
@@ -100,7 +101,7 @@ async function readCapture(path: string): Promise<Capture> {
   try {
     parsed = JSON.parse(text);
   } catch (error) {
-    throw new CliError(`${path} is not JSON: ${describeError(error)}`, EXIT.invalidInput);
+    throw new CliError(`${path} is not JSON: ${jsonSyntaxReason(error)}`, EXIT.invalidInput);
   }
   const capture = parsed as Partial<Capture> | null;
   const problems: string[] = [];

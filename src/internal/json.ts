@@ -59,3 +59,13 @@ export function parseJson(text: string): unknown {
 export function isExactId(value: unknown): value is string | number {
   return typeof value === 'string' || Number.isSafeInteger(value);
 }
+
+/**
+ * Why `JSON.parse` refused a text, without the piece of the text its message may quote (V8 quotes
+ * the start of it: `Unexpected token 'p', "phone=2217"... is not valid JSON`): a file or body may
+ * hold a customer's phone or e-mail, and the reason ends up in errors and logs.
+ */
+export function jsonSyntaxReason(error: unknown): string {
+  const message = error instanceof Error ? (error.message.split('\n')[0] ?? '') : '';
+  return message.replace(/, ".*" is not valid JSON$/, ' (not valid JSON)') || 'not valid JSON';
+}

@@ -151,14 +151,19 @@ export function createTransport(config: TransportConfig): Transport {
     redirect: 'manual',
     hooks: {
       beforeRequest: logger
-        ? [({ request }) => logger.debug(`payments-sdk: → ${request.method} ${request.url}`, { headers: redactHeaders(request.headers) })]
+        ? [
+            ({ request }) =>
+              logger.debug(`payments-sdk: → ${request.method} ${withoutQuery(request.url)}`, { headers: redactHeaders(request.headers) }),
+          ]
         : [],
     },
   });
 
   /** One SDK call: attempts until one succeeds, one fails for good, or the retries are spent. */
   async function send(call: CallRequest): Promise<Received> {
-    const url = `${apiRoot}${call.path}`;
+    // Messages and logs name the URL without its query: a query given to client.request may hold a
+    // customer's phone or e-mail.
+    const url = `${apiRoot}${withoutQuery(call.path)}`;
     const started = logger ? Date.now() : 0;
     for (let retry = 1; ; retry++) {
       let failure: unknown;
@@ -311,6 +316,12 @@ function finalError(failure: unknown): PaymentsError {
     return new ResponseValidationError([{ path: [], message: 'the body is not valid JSON' }], failure.text);
   }
   return failure as PaymentsError;
+}
+
+/** `url` (or a path) without its query string. */
+function withoutQuery(url: string): string {
+  const at = url.indexOf('?');
+  return at === -1 ? url : url.slice(0, at);
 }
 
 /**

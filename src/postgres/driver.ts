@@ -86,7 +86,25 @@ export interface SqlDriver {
   transaction<T>(timeoutMs: number, work: (session: SqlSession) => Promise<T>): Promise<T>;
 }
 
-/** The database did not finish in time: the transaction was abandoned and rolled back. */
+/** Creating a table may wait for other sessions' locks: more time than a statement of a feature gets. */
+const MIGRATE_TIMEOUT_MS = 30_000;
+
+/**
+ * Runs `schema` (idempotent `CREATE … IF NOT EXISTS` statements) in one transaction. Two
+ * `CREATE TABLE IF NOT EXISTS` at the same moment can both try to create the table, so callers
+ * migrating the same `table` take turns on an advisory lock named after it.
+ */
+export async function migrateSchema(driver: SqlDriver, table: string, schema: string): Promise<void> {
+  await driver.transaction(MIGRATE_TIMEOUT_MS, async (session) => {
+    await session.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payments-sdk:migrate:${table}`]);
+    await session.query(schema);
+  });
+}
+
+/**
+ * The database did not finish in time: the transaction was abandoned and rolled back, unless its
+ * COMMIT had already been sent (the message then says so).
+ */
 export class DatabaseTimeoutError extends PaymentsError {}
 setName(DatabaseTimeoutError, 'DatabaseTimeoutError');
 
@@ -196,8 +214,14 @@ function beginSql(timeoutMs: number): string {
 }
 
 async function transaction<T>(open: Opener, timeoutMs: number, work: (session: SqlSession) => Promise<T>): Promise<T> {
+  /** Set once COMMIT is sent: from then on, whether the transaction committed is the server's to say. */
+  let committing = false;
   const timedOut = () =>
-    new DatabaseTimeoutError(`The database did not finish the transaction within ${timeoutMs} ms; it was rolled back.`);
+    new DatabaseTimeoutError(
+      committing
+        ? `The database did not confirm the COMMIT within ${timeoutMs} ms: the transaction committed if the server received it, and was rolled back otherwise.`
+        : `The database did not finish the transaction within ${timeoutMs} ms; it was rolled back.`,
+    );
   let state: 'opening' | 'open' | 'over' = 'opening';
   let connection: Connection | undefined;
   let given = false;
@@ -240,6 +264,7 @@ async function transaction<T>(open: Opener, timeoutMs: number, work: (session: S
       throw error;
     }
     if (state !== 'open') throw timedOut();
+    committing = true;
     await opened.query('COMMIT');
     finish(true);
     return result;

@@ -15,7 +15,7 @@
 import { PaymentsError } from '../core/errors.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import type { InboxTransaction, WebhookDeliveryResult, WebhookInbox, WebhookInboxContext } from '../webhooks/inbox.js';
-import { DatabaseTimeoutError, type PostgresDatabase, type SqlSession, sqlDriver } from './driver.js';
+import { DatabaseTimeoutError, migrateSchema, type PostgresDatabase, type SqlSession, sqlDriver } from './driver.js';
 import { type InboxReconcileOptions, type InboxReconcileResult, type ReconcileClient, reconcileThroughInbox } from './inbox-reconcile.js';
 import {
   checkTableName,
@@ -91,8 +91,6 @@ export interface PostgresInbox extends WebhookInbox<WebhookInboxContext> {
 }
 
 const DEFAULT_TIMEOUT_MS = 5000;
-/** Creating a table may wait for other sessions' locks: more time than a delivery gets. */
-const MIGRATE_TIMEOUT_MS = 30_000;
 
 /**
  * A webhook inbox on your own Postgres, for effects that happen exactly once. `db` is your `pg` Pool
@@ -165,13 +163,7 @@ export function postgresInbox(db: PostgresDatabase, options: PostgresInboxOption
   return {
     table: names.table,
     schemaSql: () => schema,
-    async migrate() {
-      await driver.transaction(MIGRATE_TIMEOUT_MS, async (session) => {
-        // Two `CREATE TABLE IF NOT EXISTS` at the same moment can both try to create it: one waits.
-        await session.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payments-sdk:migrate:${names.table}`]);
-        await session.query(schema);
-      });
-    },
+    migrate: () => migrateSchema(driver, names.table, schema),
     deliver,
     handledPayments,
     reconcile: (client, reconcileOptions) => reconcileThroughInbox({ deliver, handledPayments }, client, reconcileOptions),

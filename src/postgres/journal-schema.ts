@@ -118,13 +118,15 @@ export function readSql(names: JournalNames): string {
 WHERE j.batch_id = $1 AND j.row_key IN (SELECT jsonb_array_elements_text($2::text::jsonb))`;
 }
 
-/** Records an outcome ($3, JSON) and drops the claim of owner $4. */
+/**
+ * Records an outcome ($3, JSON) and drops the claim, only while owner $4 holds the row: a worker whose
+ * row another took over (after its lease ended) may be answering for an older generation's key, and
+ * its outcome must not overwrite the newer one (a stale retryable refusal would reopen a paid row).
+ * The worker now holding the row records its own outcome.
+ */
 export function settleSql(names: JournalNames): string {
-  return `UPDATE ${names.table} SET outcome = $3::text::jsonb, last_error = NULL,
-  owner = CASE WHEN owner = $4 THEN NULL ELSE owner END,
-  lease_until = CASE WHEN owner = $4 THEN NULL ELSE lease_until END,
-  updated_at = now()
-WHERE batch_id = $1 AND row_key = $2`;
+  return `UPDATE ${names.table} SET outcome = $3::text::jsonb, last_error = NULL, owner = NULL, lease_until = NULL, updated_at = now()
+WHERE batch_id = $1 AND row_key = $2 AND owner = $4`;
 }
 
 /** Keeps the last error ($3, JSON, or null to keep the one recorded) and drops the claim of owner $4. */

@@ -10,7 +10,7 @@
  */
 import type { BulkClaim, BulkErrorInfo, BulkJournal, BulkJournalRecord, BulkOutcome } from '../bulk/journal.js';
 import { PaymentsError } from '../core/errors.js';
-import { type PostgresDatabase, type SqlDriver, sqlDriver } from './driver.js';
+import { migrateSchema, type PostgresDatabase, type SqlDriver, sqlDriver } from './driver.js';
 import { checkTableName } from './inbox-schema.js';
 import {
   claimSql,
@@ -57,8 +57,6 @@ export interface PostgresJournal extends BulkJournal {
 
 /** How long one journal statement may take, connecting included. */
 const STATEMENT_TIMEOUT_MS = 10_000;
-/** Creating a table may wait for other sessions' locks. */
-const MIGRATE_TIMEOUT_MS = 30_000;
 /** Rows read per statement. */
 const READ_CHUNK = 1000;
 
@@ -112,12 +110,7 @@ export function postgresJournal(db: PostgresDatabase, options: PostgresJournalOp
   return {
     table: names.table,
     schemaSql: () => schema,
-    async migrate() {
-      await driver.transaction(MIGRATE_TIMEOUT_MS, async (session) => {
-        await session.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`payments-sdk:migrate:${names.table}`]);
-        await session.query(schema);
-      });
-    },
+    migrate: () => migrateSchema(driver, names.table, schema),
     async claim(r) {
       const { rows } = await run(sql.claim, [
         r.batchId,

@@ -10,7 +10,7 @@ import * as z from 'zod/mini';
 export type DateFilter = string | Date;
 
 /** `'2026-02-30'` has the right shape but is no date: the service would answer 422 after a round trip. */
-function isCalendarDate(value: string): boolean {
+export function isCalendarDate(value: string): boolean {
   if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
   const parsed = new Date(`${value}T00:00:00Z`);
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(value);

@@ -69,12 +69,23 @@ export function d1DedupeStore(db: D1DatabaseLike, options: D1DedupeStoreOptions 
   if (db === null || typeof db !== 'object' || typeof db.prepare !== 'function' || typeof db.batch !== 'function') {
     throw new PaymentsError('d1DedupeStore: pass a D1 database binding (env.DB in a Worker, declared under d1_databases in wrangler).');
   }
+  // Every bad option is named at once.
+  const problems: string[] = [];
   const table = options.table ?? 'payments_webhook_dedupe';
   if (typeof table !== 'string' || !TABLE_NAME.test(table)) {
-    throw new PaymentsError('d1DedupeStore: table must be a name of letters, digits and _ (not starting with a digit), at most 63 long.');
+    problems.push('table must be a name of letters, digits and _ (not starting with a digit), at most 63 long');
   }
-  const ttlMs = positiveInt(options.ttlMs, DAY_MS, 'd1DedupeStore: ttlMs');
-  const leaseMs = Math.min(positiveInt(options.leaseMs, LEASE_MS, 'd1DedupeStore: leaseMs'), ttlMs);
+  const checked = (value: unknown, fallback: number, name: string): number => {
+    try {
+      return positiveInt(value, fallback, name);
+    } catch (error) {
+      problems.push((error as Error).message.replace(/\.$/, ''));
+      return fallback;
+    }
+  };
+  const ttlMs = checked(options.ttlMs, DAY_MS, 'ttlMs');
+  const leaseMs = Math.min(checked(options.leaseMs, LEASE_MS, 'leaseMs'), ttlMs);
+  if (problems.length > 0) throw new PaymentsError(`d1DedupeStore: ${problems.join('; ')}.`);
 
   let ready: Promise<unknown> | undefined;
   const ensureTable = () => {

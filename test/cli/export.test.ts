@@ -201,7 +201,10 @@ describe('payments-sdk export', () => {
     const bad = await runCli(['export', 'refunds', '--from', 'yesterday'], env);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('unknown resource "refunds"');
-    expect(bad.stderr).toContain('--from must be YYYY-MM-DD');
+    expect(bad.stderr).toContain('--from must be a date YYYY-MM-DD');
+    const impossible = await runCli(['export', 'refunds', '--from', '2026-02-30'], env);
+    expect(impossible.stderr).toContain('unknown resource "refunds"');
+    expect(impossible.stderr).toContain('--from must be a date YYYY-MM-DD, got "2026-02-30"');
   });
 });
 

@@ -147,6 +147,12 @@ describe('payments-sdk mock, errors and stop', () => {
     const seeded = await runCli(['mock', '--port', '0', '--seed', bad]);
     expect(seeded.code).toBe(3);
     expect(seeded.stderr).toMatch(/^error: the seed file .* is not a JSON seed/);
+    writeFileSync(bad, 'ami@example.sn');
+    const quoted = await runCli(['mock', '--port', '0', '--seed', bad]);
+    expect(quoted.code).toBe(3);
+    expect(quoted.stderr).toMatch(/^error: the seed file .* is not a JSON seed: /);
+    // The reason, never the text: a seed may hold customers' phones.
+    expect(quoted.stderr).not.toContain('ami@');
     const port = await runCli(['mock', '--port', 'eighty']);
     expect(port.code).toBe(2);
     expect(port.stderr).toContain('--port must be an integer');

@@ -147,10 +147,13 @@ describe('payments-sdk mock --drop-deliveries, then payments-sdk reconcile', () 
     const out = join(dir, 'never.csv');
     const bad = await runCli(['reconcile', '--from', 'yesterday', '--to', '2026-1-1', '--format', 'xml', '--out', out], env);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--from must be YYYY-MM-DD.*--to must be YYYY-MM-DD.*--format must be csv or jsonl/);
-    const impossible = await runCli(['reconcile', '--from', '2026-02-30', '--out', out], env);
+    expect(bad.stderr).toMatch(/--from must be a date YYYY-MM-DD.*--to must be a date YYYY-MM-DD.*--format must be csv or jsonl/);
+    // A date of the right shape that is no date is named beside the other bad options.
+    const impossible = await runCli(['reconcile', '--from', '2026-02-30', '--format', 'xml', '--out', out], env);
     expect(impossible.code).toBe(2);
-    expect(impossible.stderr).toMatch(/from/);
+    expect(impossible.stderr).toBe(
+      'error: --from must be a date YYYY-MM-DD, got "2026-02-30"; --format must be csv or jsonl, got "xml".\n',
+    );
     expect(existsSync(out)).toBe(false);
     expect((await runCli(['reconcile'], env)).code).toBe(2);
     const dropWithout = await runCli(['mock', '--port', '0', '--drop-deliveries', '0.3']);

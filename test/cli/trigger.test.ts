@@ -304,6 +304,12 @@ describe('payments-sdk trigger --save and --replay', () => {
     expect(result.stderr).toBe(
       `error: ${bad} is not a captured delivery ({ "headers": {…}, "body": "…" }): "body" must be the raw body, as a string; header "X-Service-Signature" must be a string.\n`,
     );
+    // A file that is not JSON: the reason, never the start of the text (a capture holds a customer's phone).
+    const garbled = join(dir, 'garbled.json');
+    writeFileSync(garbled, 'phone=221771234567');
+    const unreadable = await runCli(['trigger', '--replay', garbled, '--forward-to', guarded.url]);
+    expect(unreadable.code).toBe(3);
+    expect(unreadable.stderr).toBe(`error: ${garbled} is not JSON: Unexpected token 'p' (not valid JSON)\n`);
     const both = await runCli(['trigger', 'payment.succeeded', '--replay', capture, '--forward-to', guarded.url]);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('give an event or --replay FILE, not both');

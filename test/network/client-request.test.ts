@@ -127,6 +127,36 @@ describe('client.request: an endpoint the SDK does not model, as a modelled call
     expect((error as APIConnectionError).idempotencyKey).toBe('k-1');
   });
 
+  it("a query's customer details stay out of errors and logs (connection refused, a 500, the debug lines)", async () => {
+    const query = { phone: '221771234567', email: 'ami@example.sn' };
+    const lines: string[] = [];
+    const log = (message: string) => lines.push(message);
+    const logger = { debug: log, info: log, warn: log, error: log };
+    server = await startServer(({ res, server: s }) => s.json(res, 500, { message: 'down' }));
+    const answering = clientFor(server, { maxRetries: 1, logger, logLevel: 'debug' });
+    const failed = await caught(() => answering.request({ method: 'GET', path: '/customers', query }));
+    expect(failed).toBeInstanceOf(InternalServerError);
+    // The query was sent, as asked.
+    expect(server.requests[0]?.url).toContain('phone=221771234567');
+    const origin = server.origin;
+    await server.close();
+    server = undefined;
+    const refused = await caught(() =>
+      new PaymentsClient({ apiKey: KEY, baseUrl: origin, maxRetries: 0, logger, logLevel: 'debug' }).request({
+        method: 'GET',
+        path: '/customers',
+        query,
+      }),
+    );
+    expect(refused).toBeInstanceOf(APIConnectionError);
+    expect((refused as Error).message).toContain('/api/v1/customers');
+    expect(lines.length).toBeGreaterThan(3);
+    const said = [String(failed), String(refused), JSON.stringify(failed), JSON.stringify(refused), ...lines].join('\n');
+    expect(said).not.toContain('221771234567');
+    expect(said).not.toContain('ami%40example.sn');
+    expect(said).not.toContain('ami@example.sn');
+  });
+
   it('PATCH is sent once (not idempotent by nature); PUT and DELETE are retried', async () => {
     server = await refundsServer([503]);
     const patched = await caught(() =>

@@ -282,6 +282,41 @@ describePostgres('postgresInbox', () => {
         expect(await rows("SELECT event_id FROM effects WHERE event_id = 'evt_g'")).toEqual([{ event_id: 'evt_g' }]);
       });
 
+      it('a database frozen as the COMMIT is sent: 503, an error that does not claim a rollback, and the effect runs once in all', async () => {
+        const bounded = postgresInbox(db, { timeoutMs: 600 });
+        const errors: unknown[] = [];
+        let runs = 0;
+        const handle = webhookHandler({
+          secret: SECRET,
+          inbox: bounded,
+          onError: (error) => errors.push(error),
+          onEvent: async (event, context) => {
+            runs += 1;
+            await effect(event, context);
+            // The first COMMIT reaches a server that reads it only once it runs again.
+            if (runs === 1) server.pause();
+          },
+        });
+        let response: Response;
+        try {
+          response = await handle(delivery(paymentEvent('evt_c', 'pay-c')));
+        } finally {
+          server.resume();
+        }
+        expect(response.status).toBe(503);
+        expect(String((errors[0] as Error).message)).toMatch(/did not confirm the COMMIT within 600 ms: the transaction committed if/);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        // Committed or rolled back, the two tables agree; the service's retry completes it once.
+        const recorded = await rows("SELECT event_id FROM payments_inbox WHERE event_id = 'evt_c'");
+        expect(await rows("SELECT event_id FROM effects WHERE event_id = 'evt_c'")).toEqual(recorded);
+        // A single Client's connection may be ended by the server as it resumes (its idle timeout):
+        // only a pool gets a fresh connection for the retry.
+        if (driver.name === 'pg Client') return;
+        expect((await handle(delivery(paymentEvent('evt_c', 'pay-c')))).status).toBe(200);
+        expect(await rows("SELECT event_id FROM effects WHERE event_id = 'evt_c'")).toEqual([{ event_id: 'evt_c' }]);
+        expect(runs).toBe(recorded.length === 1 ? 1 : 2);
+      });
+
       it('a database frozen while onEvent runs: 503 within the bound, the effect rolled back', async () => {
         const bounded = postgresInbox(db, { timeoutMs: 600 });
         const handle = webhookHandler({

@@ -188,6 +188,28 @@ describePostgres('postgresJournal', () => {
         expect(records.flatMap((r, i) => (r ? [i] : []))).toEqual([2400]);
       });
 
+      it('drops a late outcome from a worker whose row another took: a stale refusal never reopens a row paid at the next generation', async () => {
+        const j = await journal('stale');
+        await j.claim(request({ leaseMs: 50 }));
+        await sleep(150);
+        // A stopped answering; B takes the row over and records the service's refusal.
+        expect((await j.claim(request({ owner: 'B' }))).state).toBe('claimed');
+        const refused = {
+          status: 'failed',
+          at: 1,
+          error: { name: 'PermissionDeniedError', message: 'no', status: 403 },
+          retryable: true,
+        } as const;
+        await j.settle('b', 'emp-1', 'B', refused);
+        // A rerun with retryFailed sends the row again under a new key, and it is paid.
+        expect((await j.claim(request({ owner: 'C', retry: { generation: 1, idempotencyKey: 'bulk1_r1' } }))).state).toBe('claimed');
+        await j.settle('b', 'emp-1', 'C', { status: 'created', at: 2, payout: { id: 'po_1' } });
+        // A wakes up and records what it was answered for the old key.
+        await j.settle('b', 'emp-1', 'A', refused);
+        expect((await j.read('b', ['emp-1']))[0]).toMatchObject({ idempotencyKey: 'bulk1_r1', outcome: { status: 'created' } });
+        expect((await j.claim(request({ owner: 'D', retry: { generation: 2, idempotencyKey: 'bulk1_r2' } }))).state).toBe('done');
+      });
+
       it('many runners claiming one row at the same moment: exactly one holds it', async () => {
         const j = await journal('race', 10_000);
         const answers = await Promise.all(

@@ -181,5 +181,9 @@ describe('d1DedupeStore on Miniflare D1', () => {
       expect(() => d1DedupeStore(db, { table })).toThrow(/table must be a name/);
     }
     expect(() => d1DedupeStore(db, { leaseMs: 0 })).toThrow(/leaseMs/);
+    // Every bad option at once.
+    expect(() => d1DedupeStore(db, { table: '1abc', ttlMs: -1, leaseMs: 1.5 })).toThrow(
+      'd1DedupeStore: table must be a name of letters, digits and _ (not starting with a digit), at most 63 long; ttlMs must be a positive integer, got -1; leaseMs must be a positive integer, got 1.5.',
+    );
   });
 });
