@@ -71,4 +71,4 @@ for (const file of files) {
   if (rewritten !== text) writeFileSync(path, rewritten);
 }
 for (const [from, to] of renames) renameSync(join(dist, from), join(dist, to));
-for (const [from, to] of renames) console.log(`name-declarations: ${from} → ${to}`);
+for (const [from, to] of renames) console.error(`name-declarations: ${from} → ${to}`);
