@@ -18,7 +18,7 @@ import { CliError, describeError, EXIT, exitCodeOf } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { integerOption } from './integer-option.js';
 import { onInterrupt } from './interrupt.js';
-import { fileOutput, type Output, printJson, stdoutOutput } from './output.js';
+import { openOutput, printJson } from './output.js';
 import { createProgress, type Progress } from './progress.js';
 
 /** What each resource exports: its list call, its leading columns, and which of them are amounts. */
@@ -216,14 +216,8 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
   if (options.status) params.status = options.status;
 
   const controller = new AbortController();
+  const out = openOutput(options.out);
   const removeHandler = onInterrupt(() => controller.abort());
-  let out: Output;
-  try {
-    out = options.out ? fileOutput(options.out) : stdoutOutput();
-  } catch (error) {
-    removeHandler();
-    throw new CliError(`cannot write ${options.out}: ${(error as Error).message}`, EXIT.usage);
-  }
   let progress: Progress | undefined;
   const amount = amountFormatter(options.locale);
   const { amounts } = spec as ResourceSpec;

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { CliError, EXIT } from './exit-codes.js';
 
 /** Writes one line of machine output (`--json`) to stdout. */
 export function printJson(value: unknown): void {
@@ -64,4 +65,17 @@ export function stdoutOutput(): Output {
     close() {},
     discard() {},
   };
+}
+
+/**
+ * Where a command's rows go: `path` as a file that appears whole or not at all, or stdout without
+ * one. A path that cannot be written (a missing folder, no permission) is a usage error, before
+ * anything is read.
+ */
+export function openOutput(path: string | undefined): Output {
+  try {
+    return path ? fileOutput(path) : stdoutOutput();
+  } catch (error) {
+    throw new CliError(`cannot write ${path}: ${(error as Error).message}`, EXIT.usage);
+  }
 }

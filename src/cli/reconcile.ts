@@ -19,7 +19,7 @@ import { PAYMENT_COLUMNS } from './export.js';
 import type { GlobalOptions } from './global-options.js';
 import { integerOption } from './integer-option.js';
 import { onInterrupt } from './interrupt.js';
-import { fileOutput, type Output, printJson, stdoutOutput } from './output.js';
+import { openOutput, printJson } from './output.js';
 import { createProgress, type Progress } from './progress.js';
 
 interface ReconcileCliOptions extends ClientFlags {
@@ -162,14 +162,8 @@ async function reconcileTo(
   // Checked before the output is opened: a bad window leaves no file behind.
   const findings = client.payments.reconcile(reconcileOptions, { signal: controller.signal });
 
+  const out = openOutput(options.out);
   const removeHandler = onInterrupt(() => controller.abort());
-  let out: Output;
-  try {
-    out = options.out ? fileOutput(options.out) : stdoutOutput();
-  } catch (error) {
-    removeHandler();
-    throw new CliError(`cannot write ${options.out}: ${(error as Error).message}`, EXIT.usage);
-  }
   const csv = format === 'csv' ? csvWriter({ escape_formulas: true }) : undefined;
   const counts = { missed: 0, stale: 0 };
   let interrupted = false;
