@@ -17,6 +17,7 @@ import { webhookHandler } from 'payments-sdk/webhooks';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
+import { decidePayments } from '../helpers/reconcile.js';
 import { childEnv, collect, root, runCli } from './support.js';
 
 const DAY = new Date().toISOString().slice(0, 10);
@@ -43,19 +44,7 @@ describePostgres('payments-sdk reconcile --database-url', () => {
     http = await mock.listen();
     env = { PAYMENTS_API_KEY: mock.apiKey, PAYMENTS_BASE_URL: http.url };
     client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: http.url });
-    for (let i = 0; i < 30; i++) {
-      const payment = await client.payments.create({
-        amount: 1000 + i,
-        currency: 'XOF',
-        country: 'SEN',
-        provider: 'orange',
-        phone: '221771234567',
-      });
-      if (i % 5 === 4) await mock.failPayment(payment.uuid);
-      else await mock.settlePayment(payment.uuid);
-    }
-    mock.advance(6 * 3_600_000);
-    await mock.deliveriesSettled();
+    await decidePayments(client, mock, 30, 5);
     lost = mock.deliveries.filter((d) => d.dropped).map((d) => ({ uuid: (d.event.data as Payment).uuid, type: d.event.type }));
   }, 60_000);
 

@@ -12,6 +12,7 @@ import { type WebhookEvent, type WebhookInboxContext, webhookHandler } from 'pay
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
+import { decidePayments } from '../helpers/reconcile.js';
 
 const T0 = Date.parse('2026-06-01T08:00:00Z');
 const DAY = '2026-06-01';
@@ -47,20 +48,7 @@ async function lossyShop(payments: number, onEvent: typeof effect = effect) {
   const mock = createMockService({ now: T0, webhooks: { endpoint: handle, dropRate: 0.3, seed: 7 } });
   secret = mock.webhookSecret;
   const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
-  for (let i = 0; i < payments; i++) {
-    const payment = await client.payments.create({
-      amount: 1000 + i,
-      currency: 'XOF',
-      country: 'SEN',
-      provider: 'orange',
-      phone: '221771234567',
-    });
-    if (i % 4 === 3) await mock.failPayment(payment.uuid);
-    else await mock.settlePayment(payment.uuid);
-  }
-  // Every retry falls due: a delivery not handled now was lost for good.
-  mock.advance(6 * 3_600_000);
-  await mock.deliveriesSettled();
+  await decidePayments(client, mock, payments, 4);
   const lost = mock.deliveries.filter((d) => d.dropped);
   return { inbox, mock, client, handle, lost };
 }

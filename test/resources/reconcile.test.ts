@@ -8,6 +8,7 @@ import { InvalidParamsError, type Payment, PaymentsClient, type ReconcileFinding
 import { createMockService, type MockService } from 'payments-sdk/testing';
 import { webhookHandler } from 'payments-sdk/webhooks';
 import { describe, expect, it } from 'vitest';
+import { decidePayments } from '../helpers/reconcile.js';
 
 const T0 = Date.parse('2026-06-01T08:00:00Z');
 const DAY = '2026-06-01';
@@ -28,20 +29,7 @@ async function lossyShop(options: { payments: number; dropRate: number; perPage?
   const mock = createMockService({ now: T0, webhooks: { endpoint, dropRate: options.dropRate, seed: 42 } });
   secret = mock.webhookSecret;
   const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
-  for (let i = 0; i < options.payments; i++) {
-    const payment = await client.payments.create({
-      amount: 1000 + i,
-      currency: 'XOF',
-      country: 'SEN',
-      provider: 'orange',
-      phone: '221771234567',
-    });
-    if (i % 3 === 2) await mock.failPayment(payment.uuid);
-    else await mock.settlePayment(payment.uuid);
-  }
-  // Every retry runs: what is not handled now was lost for good.
-  mock.advance(6 * 3_600_000);
-  await mock.deliveriesSettled();
+  await decidePayments(client, mock, options.payments, 3);
   return { mock, client, handled };
 }
 
