@@ -17,9 +17,9 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, it } from 'vitest';
 import { isExecutableFile } from './executables.js';
 import { freePort } from './redis.js';
+import { describeWithServer, type MissingServer, reportMissingServer, withoutServer } from './server-plan.js';
 
 /** How to get the Postgres tests to run, for messages. */
 export const POSTGRES_INSTALL_HINT =
@@ -48,17 +48,10 @@ export function findPostgresBin(env: NodeJS.ProcessEnv = process.env): string | 
 export function postgresPlan(
   bindir: string | undefined,
   env: NodeJS.ProcessEnv = process.env,
-): { run: true; bindir: string } | { run: false; fail: boolean; message: string } {
+): { run: true; bindir: string } | MissingServer {
   if (bindir) return { run: true, bindir };
   const where = 'no PostgreSQL server (initdb and postgres) from PG_BINDIR, pg_config --bindir or /usr/lib/postgresql/*/bin';
-  if (env.CI === 'true' || env.CI === '1') {
-    return {
-      run: false,
-      fail: true,
-      message: `CI=true and ${where}: the Postgres tests must run in CI. To fix it, ${POSTGRES_INSTALL_HINT}.`,
-    };
-  }
-  return { run: false, fail: false, message: `Postgres tests skipped: ${where}. To run them, ${POSTGRES_INSTALL_HINT}.` };
+  return withoutServer(env, 'Postgres', where, POSTGRES_INSTALL_HINT);
 }
 
 const plan = postgresPlan(findPostgresBin());
@@ -71,19 +64,7 @@ export const hasPostgresServer = plan.run;
  * {@link startPostgresServer}). Without one: skipped, or, under CI=true, one failing test.
  */
 export function describePostgres(name: string, body: () => void): void {
-  if (plan.run) {
-    describe(name, body);
-    return;
-  }
-  if (plan.fail) {
-    describe(name, () => {
-      it('needs a PostgreSQL server', () => {
-        throw new Error(plan.message);
-      });
-    });
-    return;
-  }
-  describe.skip(name, body);
+  describeWithServer(plan, 'needs a PostgreSQL server', name, body);
 }
 
 /**
@@ -91,9 +72,7 @@ export function describePostgres(name: string, body: () => void): void {
  * CI=true without a server it throws, which fails the run before any test.
  */
 export default function postgresGlobalSetup(): void {
-  if (plan.run) return;
-  if (plan.fail) throw new Error(plan.message);
-  process.stderr.write(`${plan.message}\n`);
+  reportMissingServer(plan);
 }
 
 /** A PostgreSQL server started for a test file, on a free loopback port. */

@@ -14,8 +14,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer, Socket } from 'node:net';
-import { describe, it } from 'vitest';
 import { FALLBACK_DIRS, findExecutable } from './executables.js';
+import { describeWithServer, type MissingServer, reportMissingServer, withoutServer } from './server-plan.js';
 
 /** Directories searched after PATH: where Debian, Fedora and Homebrew-on-Linux put redis-server. */
 export const REDIS_FALLBACK_DIRS = FALLBACK_DIRS;
@@ -33,16 +33,9 @@ export function findRedisServer(
 }
 
 /** What to do without a redis-server: run (found), fail (CI), or skip with the reason. */
-export function redisPlan(
-  binary: string | undefined,
-  env: NodeJS.ProcessEnv = process.env,
-): { run: true; binary: string } | { run: false; fail: boolean; message: string } {
+export function redisPlan(binary: string | undefined, env: NodeJS.ProcessEnv = process.env): { run: true; binary: string } | MissingServer {
   if (binary) return { run: true, binary };
-  const where = `no redis-server on PATH or in ${REDIS_FALLBACK_DIRS.join(', ')}`;
-  if (env.CI === 'true' || env.CI === '1') {
-    return { run: false, fail: true, message: `CI=true and ${where}: the Redis tests must run in CI. To fix it, ${REDIS_INSTALL_HINT}.` };
-  }
-  return { run: false, fail: false, message: `Redis tests skipped: ${where}. To run them, ${REDIS_INSTALL_HINT}.` };
+  return withoutServer(env, 'Redis', `no redis-server on PATH or in ${REDIS_FALLBACK_DIRS.join(', ')}`, REDIS_INSTALL_HINT);
 }
 
 const plan = redisPlan(findRedisServer());
@@ -55,19 +48,7 @@ export const hasRedisServer = plan.run;
  * {@link startRedisServer}). Without one: skipped, or, under CI=true, one failing test.
  */
 export function describeRedis(name: string, body: () => void): void {
-  if (plan.run) {
-    describe(name, body);
-    return;
-  }
-  if (plan.fail) {
-    describe(name, () => {
-      it('needs a redis-server', () => {
-        throw new Error(plan.message);
-      });
-    });
-    return;
-  }
-  describe.skip(name, body);
+  describeWithServer(plan, 'needs a redis-server', name, body);
 }
 
 /**
@@ -75,9 +56,7 @@ export function describeRedis(name: string, body: () => void): void {
  * CI=true without a server it throws, which fails the run before any test.
  */
 export default function redisGlobalSetup(): void {
-  if (plan.run) return;
-  if (plan.fail) throw new Error(plan.message);
-  process.stderr.write(`${plan.message}\n`);
+  reportMissingServer(plan);
 }
 
 /** A free TCP port on 127.0.0.1. */
