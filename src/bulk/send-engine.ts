@@ -65,6 +65,8 @@ export class BatchRun<R extends PayoutCreateParams> {
   // Rows being claimed or sent, and sends on the wire.
   #inFlight = 0;
   #sending = 0;
+  /** Resolves when the row before in line to send has its slot (see `#turnToSend`). */
+  #sendTurn: Promise<void> = Promise.resolve();
 
   /** Sets up a run of `options` over `sender`; nothing is read or sent before {@link start}. */
   constructor(options: CreateManyOptions<R>, sender: BulkSender) {
@@ -302,15 +304,13 @@ export class BatchRun<R extends PayoutCreateParams> {
   /** Sends a claimed row once a send slot is free, and settles, retries or gives up on its answer. */
   async #send(item: BatchItem<R>): Promise<void> {
     const epoch = item.epoch ?? this.#limiter.epoch;
-    // Claims run ahead of sends (a file journal's fsync overlaps the sends in flight); the sends
-    // themselves never exceed the concurrency.
-    while (this.#sending >= this.#limiter.current && !this.#stopped()) await this.#changes.wait();
-    if (this.#stopped()) {
+    if (!(await this.#turnToSend())) {
+      // Stopped before this send. A row sent before (waiting to be retried) has no known outcome: it
+      // is reported, and left resendable. A row never sent is not reported.
+      if (item.attempts > 0) return this.#giveUp(item, item.lastError);
       this.#held.delete(item.key);
       return this.#journal.release(this.#batchId, item.key, this.#owner);
     }
-    this.#sending += 1;
-    this.#progress.inFlight = this.#sending;
     item.attempts += 1;
     try {
       const { data, replayed } = await this.#sender.send(item.row, item.idempotencyKey as string).finally(() => {
@@ -326,6 +326,39 @@ export class BatchRun<R extends PayoutCreateParams> {
   }
 
   /**
+   * Waits until a claimed row may be sent: a send slot is free (the concurrency), and the pace and
+   * any pause allow it; then takes the slot and answers `true` (`false`: the run stopped). Claims run ahead of sends (a file journal's fsync
+   * overlaps the sends in flight; a row another worker already finished is skipped without waiting
+   * for the pace), and the rows waiting here take their turns one at a time, in order, so that one
+   * timer at most waits for the pace.
+   */
+  async #turnToSend(): Promise<boolean> {
+    const previous = this.#sendTurn;
+    let next = noop;
+    this.#sendTurn = new Promise<void>((resolve) => {
+      next = resolve;
+    });
+    await previous;
+    try {
+      while (!this.#stopped()) {
+        if (this.#sending >= this.#limiter.current) await this.#changes.wait();
+        else {
+          const ms = this.#limiter.wait();
+          if (ms === 0) {
+            this.#sending += 1;
+            this.#progress.inFlight = this.#sending;
+            return true;
+          }
+          await this.#changes.wait(ms);
+        }
+      }
+      return false;
+    } finally {
+      next();
+    }
+  }
+
+  /**
    * Decides what a failed send of `item` leads to: a retry with the same key (the row goes back to
    * `deferred`; nothing is returned), or the row's end (`settle` or `giveUp`, returned to be
    * awaited). An error that is not the service's answer to this row (a journal that cannot be
@@ -336,19 +369,19 @@ export class BatchRun<R extends PayoutCreateParams> {
     if (error instanceof IdempotencyConflictError) return this.#settle(item, 'conflict', { error });
     const status = error instanceof APIError ? error.status : 0;
     const throttle = status === 429 || status === 503;
+    let waitMs = 0;
     if (throttle) {
       const seconds = parseRetryAfter((error as APIError).headers.get('retry-after'));
-      this.#limiter.throttled(
-        epoch,
-        seconds === undefined ? backoffDelay(item.throttles + 1, this.#options.retryBackoff) : Math.min(seconds * 1000, MAX_RETRY_AFTER_MS),
-      );
+      waitMs =
+        seconds === undefined ? backoffDelay(item.throttles + 1, this.#options.retryBackoff) : Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
+      this.#limiter.throttled(epoch, waitMs);
     }
     if (isRetryable(error)) {
       item.lastError = error;
       // Only a rate limit says the request was not processed; the others leave it unknown.
       if (status !== 429) item.ambiguous = true;
       if ((throttle ? item.throttles++ < MAX_THROTTLES : item.retries++ < this.#maxRetries) && !this.#stopped()) {
-        item.notBefore = Date.now() + (throttle ? 0 : backoffDelay(item.retries, this.#options.retryBackoff));
+        item.notBefore = Date.now() + (throttle ? waitMs : backoffDelay(item.retries, this.#options.retryBackoff));
         this.#deferred.push(item);
         return undefined;
       }
@@ -394,15 +427,8 @@ export class BatchRun<R extends PayoutCreateParams> {
         item = next.value;
       }
       if (item?.invalid) this.#emit(item, 'failed', { error: item.invalid });
-      else if (item) {
-        // Paused (Retry-After) or paced: the row waits at the head of the queue.
-        for (let ms = this.#limiter.wait(); ms > 0 && !this.#stopped(); ms = this.#limiter.wait()) await this.#changes.wait(ms);
-        if (this.#stopped()) {
-          this.#deferred.unshift(item);
-          break;
-        }
-        this.#launch(item);
-      } else if (sourceDone && this.#inFlight === 0 && this.#deferred.length === 0) break;
+      else if (item) this.#launch(item);
+      else if (sourceDone && this.#inFlight === 0 && this.#deferred.length === 0) break;
       else await this.#changes.wait(this.#untilNextDueRow(now));
     }
     while (this.#inFlight > 0) await this.#changes.wait();
@@ -426,6 +452,8 @@ export class BatchRun<R extends PayoutCreateParams> {
     return this.#deferred.length > 0 ? Math.min(...this.#deferred.map((d) => d.notBefore)) - now : undefined;
   }
 }
+
+function noop(): void {}
 
 function errorInfo(error: PaymentsError): BulkErrorInfo {
   return { name: error.name, message: error.message, ...(error instanceof APIError && { status: error.status }) };

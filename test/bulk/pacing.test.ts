@@ -1,0 +1,81 @@
+/**
+ * The pace of a bulk payout under a rate limit: the first throttle that names a wait pauses every
+ * send and sets a pace; once paced, a throttle lowers the pace and holds back only the throttled row
+ * for its `Retry-After`, so that runners sharing one limit (workers of one batch) keep it busy
+ * instead of stopping each other. Rows another runner already finished are passed over without
+ * waiting for the pace.
+ */
+import { memoryJournal, PaymentsClient } from 'payments-sdk';
+import { describe, expect, it } from 'vitest';
+import { AdaptiveConcurrency } from '../../src/bulk/concurrency.js';
+import { allPayouts, countByRow, liveClient, payoutMock, rows } from '../helpers/bulk.js';
+
+describe('pacing under a rate limit', () => {
+  it('once paced, a throttle that names a wait lowers the pace by 10 % and pauses nothing; before, it pauses every send', () => {
+    const limit = new AdaptiveConcurrency(8);
+    for (let i = 1; i <= 100; i++) limit.succeeded(9_000 + i * 10);
+    expect(limit.wait(9_000)).toBe(0);
+    limit.throttled(limit.epoch, 1000, 10_000);
+    // 95 % of the 100 that succeeded in the second before; every send waits for the Retry-After.
+    expect(limit.rate).toBeCloseTo(95, 5);
+    expect(limit.pausedUntil).toBe(11_000);
+    expect(limit.current).toBe(4);
+    expect(limit.wait(11_000)).toBe(0);
+    limit.throttled(limit.epoch, 1000, 11_500);
+    expect(limit.rate).toBeCloseTo(85.5, 5);
+    expect(limit.pausedUntil).toBe(11_000);
+    expect(limit.current).toBe(2);
+    expect(limit.wait(11_500)).toBe(0);
+    expect(limit.wait(11_500)).toBeCloseTo(1000 / 85.5, 5);
+    // A throttle of the same wave changes nothing more; an overload without a wait still pauses.
+    limit.throttled(limit.epoch - 1, 1000, 11_600);
+    expect(limit.rate).toBeCloseTo(85.5, 5);
+    limit.throttled(limit.epoch, 500, 11_700);
+    expect(limit.pausedUntil).toBe(12_200);
+    expect(limit.rate).toBeCloseTo(85.5, 5);
+  });
+
+  it('four runners sharing one limit and one journal keep it busy; a throttled row waits its Retry-After; one payout per row', async () => {
+    const rate = 50;
+    const n = 300;
+    const mock = payoutMock({ rateLimit: { requests: rate, perMs: 1000 } });
+    const attempts = new Map<string, Array<{ at: number; status: number }>>();
+    const journal = memoryJournal();
+    const started = performance.now();
+    const summaries = await Promise.all(
+      Array.from({ length: 4 }, () => {
+        const client = new PaymentsClient({
+          apiKey: mock.liveApiKey as string,
+          baseUrl: mock.baseUrl,
+          maxRetries: 0,
+          fetch: async (input, init) => {
+            // A service answering after 20 ms.
+            await new Promise((resolve) => setTimeout(resolve, 20));
+            const at = performance.now();
+            const response = await mock.fetch(input, init);
+            const key = (input instanceof Request ? input.headers : new Headers(init?.headers)).get('idempotency-key') ?? '';
+            attempts.set(key, [...(attempts.get(key) ?? []), { at, status: response.status }]);
+            return response;
+          },
+        });
+        return client.payouts.createMany(rows(n), { batchId: 'shared', key: (r) => r.reference, journal, concurrency: 8 }).summary();
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    expect(summaries.reduce((sum, s) => sum + s.created, 0)).toBe(n);
+    expect(summaries.every((s) => s.failed === 0)).toBe(true);
+    // At the limit, the rows take (n - rate) / rate = 5 s after the first second's allowance; runners
+    // that stop each other at every throttle took over 20 s here.
+    expect(seconds).toBeLessThan(15);
+    expect(mock.throttledCount).toBeGreaterThan(0);
+    expect(attempts.size).toBe(n);
+    for (const tries of attempts.values()) {
+      for (let i = 1; i < tries.length; i++) {
+        if ((tries[i - 1] as { status: number }).status === 429) {
+          expect((tries[i] as { at: number }).at - (tries[i - 1] as { at: number }).at).toBeGreaterThanOrEqual(990);
+        }
+      }
+    }
+    expect([...countByRow(await allPayouts(liveClient(mock))).values()]).toEqual(Array(n).fill(1));
+  }, 60_000);
+});
