@@ -84,6 +84,13 @@ export interface SqlDriver {
    * `idle_in_transaction_session_timeout`), should this process stop answering.
    */
   transaction<T>(timeoutMs: number, work: (session: SqlSession) => Promise<T>): Promise<T>;
+  /**
+   * Runs one statement on its own (the server commits it by itself), in one round trip where a
+   * transaction takes three: for work that is one statement. Rejects with
+   * {@link DatabaseTimeoutError} when it takes over `timeoutMs`, connecting included; its connection
+   * is then dropped, and whether the statement took effect is the server's to say.
+   */
+  statement(timeoutMs: number, text: string, params?: readonly unknown[]): Promise<SqlResult>;
 }
 
 /** Creating a table may wait for other sessions' locks: more time than a statement of a feature gets. */
@@ -103,12 +110,13 @@ export async function migrateSchema(driver: SqlDriver, table: string, schema: st
 
 /**
  * The database did not finish in time: the transaction was abandoned and rolled back, unless its
- * COMMIT had already been sent (the message then says so).
+ * COMMIT had already been sent; or the statement run on its own took effect only if the server ran
+ * it. The message says which.
  */
 export class DatabaseTimeoutError extends PaymentsError {}
 setName(DatabaseTimeoutError, 'DatabaseTimeoutError');
 
-/** A connection taken for one transaction. */
+/** A connection taken for one transaction, or one statement. */
 interface Connection extends SqlSession {
   /** Gives it back, healthy. */
   done(): void;
@@ -121,7 +129,10 @@ type Opener = () => Promise<Connection>;
 /** Recognises `db` by its shape. Throws, naming what is accepted, for anything else. */
 export function sqlDriver(db: PostgresDatabase, where: string): SqlDriver {
   const open = openerOf(db, where);
-  return { transaction: (timeoutMs, work) => transaction(open, timeoutMs, work) };
+  return {
+    transaction: (timeoutMs, work) => transaction(open, timeoutMs, work),
+    statement: (timeoutMs, text, params) => statement(open, timeoutMs, text, params),
+  };
 }
 
 function openerOf(db: unknown, where: string): Opener {
@@ -198,10 +209,12 @@ function postgresJsOpener(sql: PostgresJsLike): Opener {
       },
       done: () => reserved.release(),
       // postgres.js cannot close one connection of its pool: a ROLLBACK is queued behind the
-      // statements already sent, before anything the next user of the connection sends.
+      // statements already sent, and the connection goes back to the pool only once the server has
+      // answered it (a connection given back with a statement still unanswered stops answering).
       abandon: () => {
-        Promise.resolve(reserved.unsafe('ROLLBACK')).catch(ignore);
-        reserved.release();
+        Promise.resolve(reserved.unsafe('ROLLBACK'))
+          .then(ignore, ignore)
+          .finally(() => reserved.release());
       },
     };
   };
@@ -276,6 +289,35 @@ async function transaction<T>(open: Opener, timeoutMs: number, work: (session: S
     // is in an unknown state: it is given up, never handed back mid-transaction.
     state = 'over';
     finish(false);
+    throw error;
+  }
+}
+
+async function statement(open: Opener, timeoutMs: number, text: string, params?: readonly unknown[]): Promise<SqlResult> {
+  let over = false;
+  let connection: Connection | undefined;
+  const run = async () => {
+    const opened = await open();
+    if (over) {
+      // Connected only after the deadline: never used, given back as it is.
+      opened.done();
+      throw timedOut();
+    }
+    connection = opened;
+    const result = await opened.query(text, params);
+    connection = undefined;
+    opened.done();
+    return result;
+  };
+  const timedOut = () =>
+    new DatabaseTimeoutError(`The database did not answer within ${timeoutMs} ms: the statement took effect only if the server ran it.`);
+  try {
+    return await withinTime(run(), timeoutMs, timedOut);
+  } catch (error) {
+    // The deadline, a statement error or a broken connection: a connection still held is given up.
+    over = true;
+    connection?.abandon();
+    connection = undefined;
     throw error;
   }
 }

@@ -65,6 +65,13 @@ function recordColumns(alias: string): string {
 const LEASE = `clock_timestamp() + $8::int * interval '1 millisecond'`;
 
 /**
+ * Whether claim $10 (a retry generation) restarts the row `j`: only a refusal marked retryable, of
+ * the generation before. A missing field reads as NULL, never as true.
+ */
+const RESTART = `COALESCE($10::int IS NOT NULL AND j.outcome->>'status' = 'failed' AND j.outcome->'retryable' = 'true'::jsonb
+    AND j.generation + 1 = $10::int, false)`;
+
+/**
  * Claims a row. Parameters: $1 batch, $2 row key, $3 Idempotency-Key, $4 index, $5 row hash, $6 the
  * runner's now, $7 owner, $8 lease (ms), $9 sentBefore, $10 retry generation, $11 retry key (both
  * null without a retry). Answers one row (`state` and the record), or none when another claim is
@@ -78,18 +85,20 @@ export function claimSql(names: JournalNames): string {
   ON CONFLICT (batch_id, row_key) DO NOTHING
   RETURNING 'claimed'::text AS state, ${recordColumns('j')}
 ), found AS (
-  -- A missing field reads as NULL, never as true: only a refusal marked retryable restarts.
-  SELECT j.*, COALESCE($10::int IS NOT NULL AND j.outcome->>'status' = 'failed' AND j.outcome->'retryable' = 'true'::jsonb
-    AND j.generation + 1 = $10::int, false) AS restart
-  FROM ${t} AS j WHERE j.batch_id = $1 AND j.row_key = $2
+  SELECT j.*, ${RESTART} AS restart FROM ${t} AS j
+  WHERE j.batch_id = $1 AND j.row_key = $2 AND (j.outcome IS NULL OR ${RESTART})
   FOR UPDATE SKIP LOCKED
+), settled AS (
+  -- An outcome stays, short of a restart: a row done is read without a lock (no write, no WAL).
+  SELECT j.*, false AS restart FROM ${t} AS j
+  WHERE j.batch_id = $1 AND j.row_key = $2 AND j.outcome IS NOT NULL AND NOT ${RESTART}
 ), judged AS (
   SELECT f.*, CASE
     WHEN f.outcome IS NOT NULL AND NOT f.restart THEN 'done'
     WHEN f.owner IS NOT NULL AND f.owner <> $7 AND f.lease_until > clock_timestamp() THEN 'busy'
     WHEN NOT f.restart AND f.sent_at IS NOT NULL AND f.sent_at < $9::bigint THEN 'expired'
     ELSE 'claimed' END AS state
-  FROM found AS f
+  FROM (SELECT * FROM found UNION ALL SELECT * FROM settled) AS f
 ), taken AS (
   UPDATE ${t} AS j SET
     idempotency_key = CASE WHEN v.restart THEN $11::text ELSE j.idempotency_key END,

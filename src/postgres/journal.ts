@@ -148,11 +148,14 @@ export function postgresJournal(db: PostgresDatabase, options: PostgresJournalOp
   };
 }
 
-/** One statement in its own bounded transaction: failures name the journal, never the parameters. */
+/**
+ * One statement, bounded in time: each of the journal's steps is one statement, so none needs a
+ * transaction around it. Failures name the journal, never the parameters.
+ */
 function statementRunner(driver: SqlDriver) {
   return async (text: string, params: unknown[]) => {
     try {
-      return await driver.transaction(STATEMENT_TIMEOUT_MS, (session) => session.query(text, params));
+      return await driver.statement(STATEMENT_TIMEOUT_MS, text, params);
     } catch (error) {
       throw new PaymentsError('postgresJournal: the database failed.', { cause: error });
     }
