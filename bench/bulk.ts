@@ -12,12 +12,15 @@
  * 3. memory: 100,000 rows from an async iterable (`skipInvalid: true`, streamed), against a `fetch`
  *    that answers at once and stores nothing: heap after GC every 10,000 rows, for a journal that
  *    keeps nothing (the runner alone), memoryJournal and fileJournal.
- * 4. postgres (with BENCH_PG_URL only; not in the default set): 4 workers (runners with their own pg
- *    Pool) on one batch through postgresJournal, against the mock over HTTP in a child process with
- *    `rateLimit` R/s: the sustained rate (per 5 s window, after the first) as a ratio of R.
+ * 4. postgres (not in the default set): 4 workers, each a process with its own pg Pool, on one batch
+ *    through postgresJournal, against the mock over HTTP in a child process with `rateLimit` R/s
+ *    (default 100): the sustained rate (per 5 s window, after the first) as a ratio of R; then the
+ *    same without a limit (the journal's ceiling). On the server of BENCH_PG_URL, or on one started
+ *    here (bench/postgres-server.ts).
  *
  *   BENCH_ONLY=rate,journal,memory,postgres   BENCH_QUICK=1 (fewer rows and rounds)   BENCH_RATE=200
- *   BENCH_PG_URL=postgres://user@127.0.0.1:5432/db (a database the bench may create a table in)
+ *   BENCH_PG_URL=postgres://user@127.0.0.1:5432/db (a database the bench may create a table in; default:
+ *   a server started here)
  */
 import { fork } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -79,6 +82,13 @@ if (process.argv[2] === '--serve') {
     server.close();
     server.closeAllConnections();
   });
+} else if (process.argv[2] === '--worker') {
+  // child: one postgresJournal worker (see workersRun)
+  const [databaseUrl, base, key, batchId, n] = process.argv.slice(3) as [string, string, string, string, string];
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
+  const result = await runWorker(base, key, batchId, Number(n), postgresJournal(pool, { table: 'bench_bulk_journal' }));
+  await pool.end();
+  process.send?.(result, () => process.disconnect());
 } else {
   await main();
 }
@@ -237,47 +247,42 @@ async function memory() {
 }
 
 async function postgresWorkers() {
-  const url = process.env.BENCH_PG_URL;
-  if (!url) {
-    console.log('\n## postgres: skipped (set BENCH_PG_URL to a database the bench may create a table in)');
-    return;
-  }
   const rate = Number(process.env.BENCH_RATE ?? 100);
-  const n = rate * (QUICK ? 10 : 30);
+  const n = rate * (QUICK ? 15 : 40);
   const workers = Number(process.env.BENCH_PG_WORKERS ?? 4);
-  const shared = memoryJournal();
-  // The same workers sharing one memoryJournal in this process: what the runners reach under a
-  // limit they share, with a journal that costs nothing.
-  console.log(`\n## postgres: ${workers} workers, ${n} payouts, mock over HTTP at R = ${rate}/s answering after 30 ms`);
-  await workersRun(
-    n,
-    rate,
-    workers,
-    'memoryJournal shared in-process',
-    () => shared,
-    async () => {},
-  );
-  const pools = Array.from({ length: workers }, () => new pg.Pool({ connectionString: url, max: 4 }));
-  await postgresJournal(pools[0] as pg.Pool, { table: 'bench_bulk_journal' }).migrate();
-  const journalOf = (i: number) => postgresJournal(pools[i] as pg.Pool, { table: 'bench_bulk_journal' });
-  await workersRun(n, rate, workers, 'postgresJournal, a pg Pool each', journalOf, async () => {});
-  // Without a limit: how many rows a second the same workers move through each journal (the
-  // journal's ceiling: any limit below it can be reached).
-  const free = QUICK ? 1000 : 2000;
-  console.log(`\n## postgres: the same ${workers} workers, ${free} payouts, no rate limit (ratios of ${rate}/s)`);
-  await workersRun(
-    free,
-    rate,
-    workers,
-    'memoryJournal shared in-process',
-    () => shared,
-    async () => {},
-    0,
-  );
-  const endPools = async () => {
-    await Promise.all(pools.map((pool) => pool.end()));
-  };
-  await workersRun(free, rate, workers, 'postgresJournal, a pg Pool each', journalOf, endPools, 0);
+  const given = process.env.BENCH_PG_URL;
+  const { startBenchPostgres } = (await import(
+    new URL('./postgres-server.ts', import.meta.url).href
+  )) as typeof import('./postgres-server.js');
+  const database = given ? { url: given, stop: async () => {} } : await startBenchPostgres();
+  try {
+    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
+    await postgresJournal(pool, { table: 'bench_bulk_journal' }).migrate();
+    await pool.end();
+    console.log(`\n## postgres: ${workers} workers, ${n} payouts, mock over HTTP at R = ${rate}/s answering after 30 ms`);
+    const shared = memoryJournal();
+    // The same runners sharing one memoryJournal in this process: what they reach under a limit they
+    // share, with a journal that costs nothing.
+    await workersRun(n, rate, workers, 'memoryJournal shared in-process', { journal: () => shared });
+    await workersRun(n, rate, workers, 'postgresJournal, a process and a pg Pool each', { databaseUrl: database.url });
+    // Without a limit: how many rows a second the same workers move through each journal (the
+    // journal's ceiling: any limit below it can be reached).
+    const free = QUICK ? 1000 : 3000;
+    console.log(`\n## postgres: the same ${workers} workers, ${free} payouts, no rate limit (ratios of ${rate}/s)`);
+    await workersRun(free, rate, workers, 'memoryJournal shared in-process', { journal: () => shared }, 0);
+    await workersRun(free, rate, workers, 'postgresJournal, a process and a pg Pool each', { databaseUrl: database.url }, 0);
+  } finally {
+    await database.stop();
+  }
+}
+
+/** What one worker does: runs the batch, and reports when each row it sent was answered. */
+async function runWorker(base: string, key: string, batchId: string, n: number, journal: BulkJournal) {
+  const client = new PaymentsClient({ apiKey: key, baseUrl: base });
+  const batch = client.payouts.createMany(rows(n), { batchId, key: (r) => r.reference, journal, concurrency: 8 });
+  const marks: number[] = [];
+  for await (const r of batch) if (r.status === 'created' || r.status === 'replayed') marks.push(Date.now());
+  return { marks, summary: await batch.summary() };
 }
 
 async function workersRun(
@@ -285,8 +290,7 @@ async function workersRun(
   rate: number,
   workers: number,
   name: string,
-  journalOf: (i: number) => BulkJournal,
-  end: () => Promise<void>,
+  where: { journal: () => BulkJournal } | { databaseUrl: string },
   limit = rate,
 ) {
   // Each answer held 30 ms, nearer a real service; the limit is the service's own (0: none).
@@ -295,19 +299,25 @@ async function workersRun(
     server.once('message', (m) => resolve(m as never)),
   );
   const batchId = `pg-${Date.now()}`;
-  const started = performance.now();
-  const marks: number[] = [];
-  const summaries = await Promise.all(
-    Array.from({ length: workers }, async (_, i) => {
-      const client = new PaymentsClient({ apiKey: key, baseUrl: base });
-      const batch = client.payouts.createMany(rows(n), { batchId, key: (r) => r.reference, journal: journalOf(i), concurrency: 8 });
-      for await (const r of batch) if (r.status === 'created' || r.status === 'replayed') marks.push(performance.now() - started);
-      return batch.summary();
+  const started = Date.now();
+  const results = await Promise.all(
+    Array.from({ length: workers }, async () => {
+      if ('journal' in where) return runWorker(base, key, batchId, n, where.journal());
+      // A worker of its own, as on another machine: its own process, event loop and pg Pool.
+      const child = fork(new URL(import.meta.url), ['--worker', where.databaseUrl, base, key, batchId, String(n)], {
+        stdio: 'inherit',
+        execArgv: [],
+      });
+      return new Promise<Awaited<ReturnType<typeof runWorker>>>((resolve, reject) => {
+        child.once('message', (m) => resolve(m as never));
+        child.once('exit', (code) => reject(new Error(`worker exited with ${code}`)));
+      });
     }),
   );
-  const elapsed = (performance.now() - started) / 1000;
+  const elapsed = (Date.now() - started) / 1000;
   server.disconnect();
-  await end();
+  const summaries = results.map((r) => r.summary);
+  const marks = results.flatMap((r) => r.marks.map((at) => at - started));
   const sent = summaries.reduce((sum, s) => sum + s.created + s.replayed, 0);
   if (sent !== n) throw new Error(`${name}: ${sent} rows sent for ${n}: ${JSON.stringify(summaries)}`);
   const windows: number[] = [];

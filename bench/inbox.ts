@@ -14,17 +14,12 @@
  *
  *   BENCH_QUICK=1   fewer rounds (a smoke run)       PG_BINDIR=…   where initdb and postgres are
  */
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { postgresInbox } from 'payments-sdk/postgres';
 import { signWebhookPayload, verifyWebhook, type WebhookEvent, webhookHandler } from 'payments-sdk/webhooks';
 import pg from 'pg';
 import { median } from 'simple-statistics';
 
-const root = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = QUICK ? 2 : 7;
 const PER_SENDER = QUICK ? 50 : 250;
@@ -32,22 +27,10 @@ const SENDERS = 4;
 const SECRET = 'whsec_bench_inbox_0123456789abcdef';
 const { benchPayment } = (await import(new URL('./fixtures.ts', import.meta.url).href)) as typeof import('./fixtures.js');
 
-// The test helper that runs a real PostgreSQL server, bundled for plain Node (its imports are
-// written for the test runner's resolution).
-const cache = join(root, 'node_modules', '.cache');
-await mkdir(cache, { recursive: true });
-const bundleDir = await mkdtemp(join(cache, 'bench-inbox-'));
-await build({
-  entryPoints: [join(root, 'test/helpers/postgres.ts')],
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  packages: 'external',
-  outfile: join(bundleDir, 'postgres.mjs'),
-  logLevel: 'error',
-});
-const { startPostgresServer } = (await import(join(bundleDir, 'postgres.mjs'))) as typeof import('../test/helpers/postgres.js');
-const server = await startPostgresServer();
+const { startBenchPostgres } = (await import(
+  new URL('./postgres-server.ts', import.meta.url).href
+)) as typeof import('./postgres-server.js');
+const server = await startBenchPostgres();
 const pool = new pg.Pool({ connectionString: server.url, max: SENDERS });
 
 try {
@@ -149,5 +132,4 @@ try {
 } finally {
   await pool.end();
   await server.stop();
-  await rm(bundleDir, { recursive: true, force: true });
 }
