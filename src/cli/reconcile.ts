@@ -1,7 +1,8 @@
 /**
  * `payments-sdk reconcile --from DATE`: the findings of `payments.reconcile` over a window, one CSV
  * row or JSON line each, with its `kind`, for a person to read or a cron job to alert on (exit 1
- * when there is any). With `--database-url`, against the Postgres inbox's table: only the payments
+ * when there is any). With a database (`PAYMENTS_DATABASE_URL` or `--database-url`), against the
+ * Postgres inbox's table: only the payments
  * whose final event it never recorded are `missed`. Without it, every payment whose status is final
  * is listed (kind `missed`), for the merchant to compare with their own records. Payments stuck
  * unsettled are listed apart (kind `stale`). Files appear whole or not at all, as with `export`.
@@ -14,6 +15,7 @@ import { isCalendarDate } from '../schemas/list-params.js';
 import { readField } from '../schemas/read-field.js';
 import { type ClientFlags, clientFrom } from './client-from-env.js';
 import { csvWriter } from './csv-writer.js';
+import { type DatabaseUrl, databaseUrlFrom, withoutDatabaseSecrets } from './database-url.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { PAYMENT_COLUMNS } from './export.js';
 import type { GlobalOptions } from './global-options.js';
@@ -52,7 +54,10 @@ export function registerReconcile(program: Command): void {
     )
     .option('--format <csv|jsonl>', "output format (default: from --out's extension, else csv)")
     .option('--out <file>', 'write to this file (default: stdout)')
-    .option('--database-url <url>', "the Postgres holding the webhook inbox's table (needs the pg package: npm install pg)")
+    .option(
+      '--database-url <url>',
+      "the Postgres holding the webhook inbox's table (default: PAYMENTS_DATABASE_URL; prefer the environment; needs the pg package)",
+    )
     .option('--table <name>', 'the inbox table, as given to postgresInbox({ table })', DEFAULT_INBOX_TABLE)
     .option('--api-key <key>', 'API key (default: PAYMENTS_API_KEY; prefer the environment)')
     .option('--base-url <url>', 'service URL (default: PAYMENTS_BASE_URL)')
@@ -62,11 +67,13 @@ export function registerReconcile(program: Command): void {
 One CSV row or JSON line per finding, each with its kind:
   missed  a succeeded or failed payment whose event was not handled (expected_event says which)
   stale   a payment still pending or processing past --stale-after
-With --database-url, only the payments whose final event the Postgres inbox's table (--table,
-default payments_inbox) never recorded are missed: the webhooks your endpoint lost. Without it, every
-succeeded or failed payment of the window is listed as missed, for you to compare with your own
-records. --database-url needs the pg package next to payments-sdk (npm install pg), only reads, and
-is never printed (its password neither). To handle the missed payments, run inbox.reconcile().
+With a database URL, only the payments whose final event the Postgres inbox's table (--table,
+default payments_inbox) never recorded are missed: the webhooks your endpoint lost. Without one,
+every succeeded or failed payment of the window is listed as missed, for you to compare with your
+own records. Give the URL in PAYMENTS_DATABASE_URL rather than --database-url: a flag, with its
+password, is visible to every user of the machine in the process list; the flag wins when both are
+set. The database needs the pg package next to payments-sdk (npm install pg), is only read, and its
+URL is never printed (its password neither). To handle the missed payments, run inbox.reconcile().
 Exit 0 when there is no finding, 1 when there is any (for a cron job to alert). CSV cells that
 would run as spreadsheet formulas are escaped. A progress bar shows on stderr when it is a terminal.
 A file given with --out appears whole or not at all; Ctrl-C stops after the current page (exit 130).`,
@@ -86,7 +93,7 @@ function csvRow(finding: ReconcileFinding): unknown[] {
   return row;
 }
 
-function checkOptions(options: ReconcileCliOptions): 'csv' | 'jsonl' {
+function checkOptions(options: ReconcileCliOptions, database: DatabaseUrl | undefined): 'csv' | 'jsonl' {
   const problems: string[] = [];
   if (!isCalendarDate(options.from)) problems.push(`--from must be a date YYYY-MM-DD, got ${JSON.stringify(options.from)}`);
   if (options.to !== undefined && !isCalendarDate(options.to))
@@ -97,20 +104,19 @@ function checkOptions(options: ReconcileCliOptions): 'csv' | 'jsonl' {
   if (format !== 'csv' && format !== 'jsonl') problems.push(`--format must be csv or jsonl, got ${JSON.stringify(options.format)}`);
   const table = checkTableName(options.table);
   if (!table.ok) problems.push(`--table: ${table.problem}`);
-  if (options.databaseUrl !== undefined && !/^postgres(ql)?:\/\//.test(options.databaseUrl))
-    problems.push('--database-url must be a postgres:// or postgresql:// URL');
+  if (database && !/^postgres(ql)?:\/\//.test(database.url)) problems.push(`${database.source} must be a postgres:// or postgresql:// URL`);
   if (problems.length > 0) throw new CliError(`${problems.join('; ')}.`);
   return format;
 }
 
-/** The `pg` Pool for `--database-url`: `pg` is an optional peer, loaded only here and only when asked for. */
-async function openDatabase(url: string): Promise<{ pool: import('pg').Pool; close(): Promise<void> }> {
+/** The `pg` Pool for the database URL: `pg` is an optional peer, loaded only here and only when asked for. */
+async function openDatabase({ url, source }: DatabaseUrl): Promise<{ pool: import('pg').Pool; close(): Promise<void> }> {
   let Pool: typeof import('pg').Pool;
   try {
     ({ Pool } = (await import('pg')).default);
   } catch (error) {
     if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND')
-      throw new CliError('--database-url needs the pg package, which is not installed: npm install pg');
+      throw new CliError(`${source} needs the pg package, which is not installed: npm install pg`);
     throw error;
   }
   const pool = new Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 10_000 });
@@ -120,9 +126,10 @@ async function openDatabase(url: string): Promise<{ pool: import('pg').Pool; clo
 }
 
 async function runReconcile(options: ReconcileCliOptions, globals: GlobalOptions): Promise<void> {
-  const format = checkOptions(options);
+  const databaseUrl = databaseUrlFrom(options.databaseUrl);
+  const format = checkOptions(options, databaseUrl);
   const client = clientFrom(options);
-  const database = options.databaseUrl ? await openDatabase(options.databaseUrl) : undefined;
+  const database = databaseUrl ? await openDatabase(databaseUrl) : undefined;
   try {
     await reconcileTo(options, format, client, database && postgresInbox(database.pool, { table: options.table }), globals);
   } catch (error) {
@@ -132,7 +139,7 @@ async function runReconcile(options: ReconcileCliOptions, globals: GlobalOptions
         `the inbox table ${options.table} is not in that database: create it with inbox.migrate() or npx payments-sdk db schema, or name yours with --table.`,
         EXIT.service,
       );
-    throw error;
+    throw databaseUrl ? withoutDatabaseSecrets(error, databaseUrl.url) : error;
   } finally {
     await database?.close();
   }

@@ -22,18 +22,10 @@ import {
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AdaptiveConcurrency } from '../../src/bulk/concurrency.js';
 import { allPayouts, countByRow, liveClient, payoutMock, row, rows } from '../helpers/bulk.js';
+import { collect, posts, statuses } from '../helpers/bulk-results.js';
 import { caught } from '../helpers/caught.js';
 
 const HOUR = 3_600_000;
-
-async function collect<R>(batch: AsyncIterable<BulkResult<R>>): Promise<BulkResult<R>[]> {
-  const out: BulkResult<R>[] = [];
-  for await (const r of batch) out.push(r);
-  return out.sort((a, b) => a.index - b.index);
-}
-
-const statuses = (results: BulkResult<unknown>[]) => results.map((r) => r.status);
-const posts = (mock: ReturnType<typeof payoutMock>) => mock.requests.filter((r) => r.method === 'POST');
 
 let dir = '';
 beforeAll(async () => {

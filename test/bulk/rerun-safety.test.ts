@@ -7,20 +7,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BulkJournal, type BulkResult, bulkIdempotencyKey, fileJournal, memoryJournal, PaymentsClient } from 'payments-sdk';
+import { type BulkJournal, bulkIdempotencyKey, fileJournal, memoryJournal, PaymentsClient } from 'payments-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BulkRowsChangedError } from '../../src/bulk/rows-changed-error.js';
 import { allPayouts, countByRow, liveClient, payoutMock, row, rows } from '../helpers/bulk.js';
+import { collect, posts, statuses } from '../helpers/bulk-results.js';
 import { caught } from '../helpers/caught.js';
-
-async function collect<R>(batch: AsyncIterable<BulkResult<R>>): Promise<BulkResult<R>[]> {
-  const out: BulkResult<R>[] = [];
-  for await (const r of batch) out.push(r);
-  return out.sort((a, b) => a.index - b.index);
-}
-
-const statuses = (results: BulkResult<unknown>[]) => results.map((r) => r.status);
-const posts = (mock: ReturnType<typeof payoutMock>) => mock.requests.filter((r) => r.method === 'POST');
 
 let dir = '';
 beforeAll(async () => {

@@ -1,9 +1,10 @@
 /**
- * `payments-sdk reconcile --database-url`, the built bin as a child process, against a real
- * PostgreSQL server holding the webhook inbox's table and the testing kit served on 127.0.0.1: the
- * kit delivers to a `webhookHandler({ inbox })` and loses 30 % of the deliveries; the command lists
- * exactly the lost ones (exit 1), nothing once they are reconciled (exit 0), reads the table named by
- * --table, and says `npm install pg` when pg is not installed.
+ * `payments-sdk reconcile` with a database (`PAYMENTS_DATABASE_URL` or `--database-url`), the built
+ * bin as a child process, against a real PostgreSQL server holding the webhook inbox's table and the
+ * testing kit served on 127.0.0.1: the kit delivers to a `webhookHandler({ inbox })` and loses 30 %
+ * of the deliveries; the command lists exactly the lost ones (exit 1), nothing once they are
+ * reconciled (exit 0), reads the table named by --table, takes the URL from the environment (the flag
+ * wins over it), never prints the URL's password, and says `npm install pg` when pg is not installed.
  */
 
 import { spawn } from 'node:child_process';
@@ -18,11 +19,12 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
 import { decidePayments } from '../helpers/reconcile.js';
+import { freePort } from '../helpers/redis.js';
 import { childEnv, collect, root, runCli } from './support.js';
 
 const DAY = new Date().toISOString().slice(0, 10);
 
-describePostgres('payments-sdk reconcile --database-url', () => {
+describePostgres('payments-sdk reconcile with a database (PAYMENTS_DATABASE_URL or --database-url)', () => {
   let server: PostgresServer;
   let pool: pg.Pool;
   let http: MockHttpServer;
@@ -52,6 +54,71 @@ describePostgres('payments-sdk reconcile --database-url', () => {
     await http?.close();
     await pool?.end();
     await server?.stop();
+  });
+
+  it('takes the URL from PAYMENTS_DATABASE_URL alone; --database-url wins when both are set', async () => {
+    const help = (await runCli(['reconcile', '--help'])).stdout.replace(/\s+/g, ' ');
+    expect(help).toContain('(default: PAYMENTS_DATABASE_URL; prefer the environment; needs the pg package)');
+    expect(help).toContain('Give the URL in PAYMENTS_DATABASE_URL rather than --database-url');
+    const table = ['--table', 'shop.webhook_inbox'];
+    const fromEnvironment = await runCli(['reconcile', '--from', DAY, '--format', 'jsonl', ...table], {
+      ...env,
+      PAYMENTS_DATABASE_URL: server.url,
+    });
+    expect(fromEnvironment.stderr).toContain(`${lost.length} missed, 0 stale`);
+    expect(fromEnvironment.code).toBe(1);
+    const uuids = (stdout: string) =>
+      new Set(
+        stdout
+          .trim()
+          .split('\n')
+          .map((l) => (JSON.parse(l) as { payment: Payment }).payment.uuid),
+      );
+    expect(uuids(fromEnvironment.stdout)).toEqual(new Set(lost.map((l) => l.uuid)));
+
+    // A variable naming a port where nothing listens is not used when the flag is given.
+    const closed = `postgres://postgres@127.0.0.1:${await freePort()}/postgres`;
+    const flagWins = await runCli(['reconcile', '--from', DAY, '--format', 'jsonl', '--database-url', server.url, ...table], {
+      ...env,
+      PAYMENTS_DATABASE_URL: closed,
+    });
+    expect(flagWins.stderr).toContain(`${lost.length} missed, 0 stale`);
+    expect(uuids(flagWins.stdout)).toEqual(new Set(lost.map((l) => l.uuid)));
+    const badFlag = await runCli(['reconcile', '--from', DAY, '--database-url', 'mysql://x', ...table], {
+      ...env,
+      PAYMENTS_DATABASE_URL: server.url,
+    });
+    expect(badFlag.stderr).toContain('--database-url must be a postgres:// or postgresql:// URL');
+    expect(badFlag.code).toBe(2);
+
+    // An empty variable is no database: every final payment is listed, as without one.
+    const empty = await runCli(['reconcile', '--from', DAY, '--format', 'jsonl'], { ...env, PAYMENTS_DATABASE_URL: '' });
+    expect(empty.code).toBe(1);
+    expect(empty.stdout.trim().split('\n')).toHaveLength(30);
+  });
+
+  it("never prints a bad PAYMENTS_DATABASE_URL's password, even when the server echoes it", async () => {
+    const password = 'Tr0ub4dor-s3cret';
+    // Percent-escaped in the URL: neither the escaped nor the decoded form may show.
+    const escaped = 's3cret%40pass';
+    const port = new URL(server.url).port;
+    const cases: Array<{ url: string; code: number; says: string }> = [
+      { url: `mysql://shop:${password}@127.0.0.1/shop`, code: 2, says: 'PAYMENTS_DATABASE_URL must be a postgres:// or postgresql:// URL' },
+      { url: `postgres://postgres:${password}@127.0.0.1:99999/postgres`, code: 4, says: 'Invalid URL' },
+      { url: `postgres://postgres:${password}@127.0.0.1:${await freePort()}/postgres`, code: 4, says: 'ECONNREFUSED' },
+      // The server names the database it lacks: here the password, as in a dev setup where both are "shop".
+      { url: `postgres://postgres:${password}@127.0.0.1:${port}/${password}`, code: 4, says: 'database "[redacted]" does not exist' },
+      { url: `postgres://postgres:${escaped}@127.0.0.1:${port}/s3cret@pass`, code: 4, says: 'database "[redacted]" does not exist' },
+    ];
+    for (const { url, code, says } of cases) {
+      for (const flags of [[], ['--debug'], ['--json']]) {
+        const result = await runCli([...flags, 'reconcile', '--from', DAY], { ...env, PAYMENTS_DATABASE_URL: url });
+        const printed = result.stdout + result.stderr;
+        expect(printed, url).toContain(says);
+        expect(result.code, url).toBe(code);
+        for (const secret of [password, escaped, 's3cret@pass', url]) expect(printed, url).not.toContain(secret);
+      }
+    }
   });
 
   it('lists exactly the payments whose delivery was lost (exit 1); once reconciled, none (exit 0)', async () => {

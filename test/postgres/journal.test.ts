@@ -1,20 +1,23 @@
 /**
  * `postgresJournal` against a real PostgreSQL server, through a pg Pool and a postgres.js sql: the
- * claim, its lease (on the database's clock) and its takeover, renewals, outcomes, the row hash and
- * the restart of a retryable refusal, reads, and rows sent too long ago. Then worker processes
- * running one batch together through a fault-injecting proxy, one of them SIGKILLed mid-way, and a
- * rerun: the service holds exactly one payout per row.
+ * shared journals' contract (test/helpers/journal-contract.ts: the claim, its lease on the
+ * database's clock and its takeover, renewals, outcomes, the row hash and the restart of a retryable
+ * refusal, reads, rows sent too long ago, racing runners, a late outcome from a runner whose row was
+ * taken over), and the journal's own `leaseMs` floor. Then worker processes running one batch
+ * together through a fault-injecting proxy, one of them SIGKILLed mid-way, and a rerun: the service
+ * holds exactly one payout per row.
  */
 import type { BulkJournal } from 'payments-sdk';
 import { type PostgresDatabase, postgresJournal } from 'payments-sdk/postgres';
-import type { MockHttpServer, MockService } from 'payments-sdk/testing';
+import type { MockService } from 'payments-sdk/testing';
 import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BulkClaimRequest } from '../../src/bulk/journal.js';
-import { type FaultProxy, startFaultProxy } from '../bulk/fault-proxy.js';
+import type { FaultProxy } from '../bulk/fault-proxy.js';
 import { bundleChild, runChild } from '../bulk/processes.js';
-import { allPayouts, countByRow, liveClient, payoutMock } from '../helpers/bulk.js';
+import { claimRequest as request } from '../helpers/bulk.js';
+import { expectOnePayoutPerRow, servedFaultyMock, workerEnv } from '../helpers/bulk-workers.js';
+import { journalContract, lateOutcomeContract } from '../helpers/journal-contract.js';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
 
 const ROWS = 1200;
@@ -23,18 +26,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let server: PostgresServer;
 let admin: pg.Pool;
 let sql: ReturnType<typeof postgres>;
-
-const request = (over: Partial<BulkClaimRequest> = {}): BulkClaimRequest => ({
-  batchId: 'b',
-  rowKey: 'emp-1',
-  idempotencyKey: 'bulk1_k',
-  index: 1,
-  owner: 'A',
-  now: 1_000_000,
-  leaseMs: 150,
-  sentBefore: 0,
-  ...over,
-});
 
 describePostgres('postgresJournal', () => {
   let child: { file: string; cleanup(): Promise<void> };
@@ -78,26 +69,8 @@ describePostgres('postgresJournal', () => {
         return j;
       };
 
-      it('claims a row once: another owner finds it busy, then takes it over when the lease expires (same key, first send time kept)', async () => {
-        const j = await journal('lease');
-        const first = await j.claim(request());
-        expect(first).toEqual({ state: 'claimed', record: { idempotencyKey: 'bulk1_k', index: 1, attempts: 1, sentAt: 1_000_000 } });
-        expect((await j.claim(request({ owner: 'B', now: 1_000_050 }))).state).toBe('busy');
-        // The owner itself may claim again (a retry).
-        expect((await j.claim(request({ now: 1_000_060 }))).record?.attempts).toBe(2);
-        await sleep(250);
-        const taken = await j.claim(request({ owner: 'B', now: 2_000_000, idempotencyKey: 'other' }));
-        expect(taken).toEqual({ state: 'claimed', record: { idempotencyKey: 'bulk1_k', index: 1, attempts: 3, sentAt: 1_000_000 } });
-        // The old owner's release no longer drops B's claim.
-        await j.release('b', 'emp-1', 'A', { name: 'APIConnectionError', message: 'reset' });
-        expect((await j.claim(request({ owner: 'C', now: 2_000_001 }))).state).toBe('busy');
-      });
-
-      it("keeps leases on the database's clock: a runner whose clock is hours ahead takes over nothing", async () => {
-        const j = await journal('clock');
-        await j.claim(request({ leaseMs: 10_000 }));
-        expect((await j.claim(request({ owner: 'B', now: 99_000_000_000 }))).state).toBe('busy');
-      });
+      journalContract((name) => journal(name));
+      lateOutcomeContract((name) => journal(name));
 
       it("never holds a row for less than the journal's leaseMs, even when the runner asks for less", async () => {
         const j = await journal('floor', 1000);
@@ -108,142 +81,12 @@ describePostgres('postgresJournal', () => {
         await sleep(200);
         expect((await j.claim(request({ owner: 'B' }))).state).toBe('busy');
       });
-
-      it('renews a lease only for its owner and while it lasts; settles an outcome, after which every claim is done', async () => {
-        const j = await journal('settle');
-        await j.claim(request({ leaseMs: 100 }));
-        expect(await j.renew('b', 'emp-1', 'B', 10_000, 0)).toBe(false);
-        expect(await j.renew('b', 'emp-1', 'A', 10_000, 0)).toBe(true);
-        await sleep(200);
-        expect((await j.claim(request({ owner: 'B' }))).state).toBe('busy');
-        await j.settle('b', 'emp-1', 'A', { status: 'created', at: 5, payout: { id: 'po_1', status: 'pending_approval' } });
-        expect(await j.renew('b', 'emp-1', 'A', 10_000, 0)).toBe(false);
-        expect(await j.claim(request({ owner: 'B' }))).toEqual({
-          state: 'done',
-          record: {
-            idempotencyKey: 'bulk1_k',
-            index: 1,
-            attempts: 1,
-            sentAt: 1_000_000,
-            outcome: { status: 'created', at: 5, payout: { id: 'po_1', status: 'pending_approval' } },
-          },
-        });
-        // A lease that ended is not renewed: another worker may have the row by then.
-        await j.claim(request({ rowKey: 'emp-2', leaseMs: 50 }));
-        await sleep(150);
-        expect(await j.renew('b', 'emp-2', 'A', 10_000, 0)).toBe(false);
-      });
-
-      it('reports a row sent before the window without an outcome as expired, never claimed', async () => {
-        const j = await journal('expired');
-        await j.claim(request());
-        await j.release('b', 'emp-1', 'A', { name: 'APITimeoutError', message: 'timed out' });
-        const late = await j.claim(request({ owner: 'B', now: 90_000_000, sentBefore: 1_000_001 }));
-        expect(late.state).toBe('expired');
-        expect(late.record).toMatchObject({ sentAt: 1_000_000, lastError: { name: 'APITimeoutError' } });
-        expect(late.record?.outcome).toBeUndefined();
-      });
-
-      it('keeps the row hash; restarts a retryable refusal once, at the next generation, under the new key; reads many records', async () => {
-        const j = await journal('retry');
-        await j.claim(request({ rowHash: 'h0' }));
-        expect((await j.claim(request({ rowHash: 'other' }))).record?.rowHash).toBe('h0');
-        await j.settle('b', 'emp-1', 'A', {
-          status: 'failed',
-          at: 1,
-          error: { name: 'PermissionDeniedError', message: 'no', status: 403 },
-          retryable: true,
-        });
-        expect((await j.claim(request({ owner: 'B' }))).state).toBe('done');
-        expect((await j.claim(request({ owner: 'B', retry: { generation: 2, idempotencyKey: 'bulk1_r2' } }))).state).toBe('done');
-        const restarted = await j.claim(
-          request({ owner: 'B', now: 2_000_000, rowHash: 'h1', retry: { generation: 1, idempotencyKey: 'bulk1_r1' } }),
-        );
-        expect(restarted).toEqual({
-          state: 'claimed',
-          record: { idempotencyKey: 'bulk1_r1', index: 1, attempts: 1, sentAt: 2_000_000, rowHash: 'h1', generation: 1 },
-        });
-        expect((await j.claim(request({ owner: 'C', now: 2_000_001, retry: { generation: 1, idempotencyKey: 'bulk1_r1' } }))).state).toBe(
-          'busy',
-        );
-        await j.settle('b', 'emp-1', 'B', { status: 'created', at: 2, payout: { id: 'po_1' } });
-        expect((await j.claim(request({ owner: 'C', retry: { generation: 1, idempotencyKey: 'bulk1_r1' } }))).state).toBe('done');
-        await j.claim(request({ rowKey: 'emp-2' }));
-        await j.settle('b', 'emp-2', 'A', {
-          status: 'failed',
-          at: 1,
-          error: { name: 'IdempotencyConflictError', message: 'x', status: 409 },
-        });
-        expect((await j.claim(request({ rowKey: 'emp-2', retry: { generation: 1, idempotencyKey: 'k' } }))).state).toBe('done');
-        const read = await j.read('b', ['emp-1', 'nobody', 'emp-2']);
-        expect(read[0]).toMatchObject({ idempotencyKey: 'bulk1_r1', generation: 1, outcome: { status: 'created' } });
-        expect(read[1]).toBeUndefined();
-        expect(read[2]).toMatchObject({ idempotencyKey: 'bulk1_k', outcome: { status: 'failed' } });
-        // Batches are apart: the same row key in another batch is another row.
-        expect(await j.read('other', ['emp-1'])).toEqual([undefined]);
-        // Reads of more rows than one statement takes, in the order asked.
-        const many = Array.from({ length: 2500 }, (_, i) => (i === 2400 ? 'emp-1' : `none-${i}`));
-        const records = await j.read('b', many);
-        expect(records).toHaveLength(2500);
-        expect(records.flatMap((r, i) => (r ? [i] : []))).toEqual([2400]);
-      });
-
-      it('drops a late outcome from a worker whose row another took: a stale refusal never reopens a row paid at the next generation', async () => {
-        const j = await journal('stale');
-        await j.claim(request({ leaseMs: 50 }));
-        await sleep(150);
-        // A stopped answering; B takes the row over and records the service's refusal.
-        expect((await j.claim(request({ owner: 'B' }))).state).toBe('claimed');
-        const refused = {
-          status: 'failed',
-          at: 1,
-          error: { name: 'PermissionDeniedError', message: 'no', status: 403 },
-          retryable: true,
-        } as const;
-        await j.settle('b', 'emp-1', 'B', refused);
-        // A rerun with retryFailed sends the row again under a new key, and it is paid.
-        expect((await j.claim(request({ owner: 'C', retry: { generation: 1, idempotencyKey: 'bulk1_r1' } }))).state).toBe('claimed');
-        await j.settle('b', 'emp-1', 'C', { status: 'created', at: 2, payout: { id: 'po_1' } });
-        // A wakes up and records what it was answered for the old key.
-        await j.settle('b', 'emp-1', 'A', refused);
-        expect((await j.read('b', ['emp-1']))[0]).toMatchObject({ idempotencyKey: 'bulk1_r1', outcome: { status: 'created' } });
-        expect((await j.claim(request({ owner: 'D', retry: { generation: 2, idempotencyKey: 'bulk1_r2' } }))).state).toBe('done');
-      });
-
-      it('many runners claiming one row at the same moment: exactly one holds it', async () => {
-        const j = await journal('race', 10_000);
-        const answers = await Promise.all(
-          Array.from({ length: 12 }, (_, i) => j.claim(request({ rowKey: 'contended', owner: `R${i}`, leaseMs: 10_000 }))),
-        );
-        expect(answers.filter((a) => a.state === 'claimed')).toHaveLength(1);
-        expect(answers.filter((a) => a.state !== 'claimed').every((a) => a.state === 'busy')).toBe(true);
-      });
     });
   }
 
-  async function servedMock(faultShare: number): Promise<{ mock: MockService; server: MockHttpServer; proxy: FaultProxy }> {
-    const mock = payoutMock();
-    const http = await mock.listen();
-    const share = faultShare / 4;
-    const proxy = await startFaultProxy(http.url, {
-      seed: 25,
-      mix: { 'reset-before': share, 'reset-after': share, 'created-502': share, '503': share },
-      holdMs: 0,
-    });
-    return { mock, server: http, proxy };
-  }
-
-  const envFor = (mock: MockService, proxy: FaultProxy, batchId: string, runner: string, client: string) => ({
-    BULK_API_KEY: mock.liveApiKey as string,
-    BULK_BASE_URL: proxy.url,
-    BULK_ROWS: String(ROWS),
-    BULK_BATCH_ID: batchId,
-    BULK_PG_URL: server.url,
-    BULK_PG_CLIENT: client,
-    BULK_RUNNER: runner,
-    BULK_CONCURRENCY: '6',
-    BULK_LEASE_MS: '1500',
-  });
+  const servedMock = (faultShare: number) => servedFaultyMock(faultShare, 25);
+  const envFor = (mock: MockService, proxy: FaultProxy, batchId: string, runner: string, client: string) =>
+    workerEnv(mock, proxy, { rows: ROWS, batchId, runner }, { BULK_PG_URL: server.url, BULK_PG_CLIENT: client });
 
   it(`three worker processes (pg and postgres.js) on one ${ROWS}-row batch through injected faults, one SIGKILLed mid-way, then a rerun: one payout per row`, async () => {
     await postgresJournal(admin).migrate();
@@ -280,11 +123,7 @@ describePostgres('postgresJournal', () => {
       expect(proxy.senders.size).toBe(before);
 
       // The service created exactly one payout per row.
-      const payouts = await allPayouts(liveClient(mock));
-      expect(payouts).toHaveLength(ROWS);
-      const counts = countByRow(payouts);
-      expect(counts.size).toBe(ROWS);
-      expect([...counts.values()].every((n) => n === 1)).toBe(true);
+      await expectOnePayoutPerRow(mock, ROWS);
       // The table holds no API key, and no held row is left.
       const table = await admin.query('SELECT * FROM payments_bulk_journal WHERE batch_id = $1', ['workers']);
       expect(table.rows).toHaveLength(ROWS);
