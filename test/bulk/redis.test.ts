@@ -9,8 +9,7 @@ import { type BulkJournal, redisJournal } from 'payments-sdk';
 import type { MockHttpServer, MockService } from 'payments-sdk/testing';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BulkClaimRequest } from '../../src/bulk/journal.js';
-import { allPayouts, countByRow, liveClient, payoutMock } from '../helpers/bulk.js';
+import { allPayouts, countByRow, liveClient, payoutMock, claimRequest as request, retryableRefusal } from '../helpers/bulk.js';
 import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.js';
 import { bundleChild, runChild } from './processes.js';
@@ -36,18 +35,6 @@ describeRedis('redisJournal', () => {
     io?.disconnect();
     await redis?.stop();
     await child?.cleanup();
-  });
-
-  const request = (over: Partial<BulkClaimRequest> = {}): BulkClaimRequest => ({
-    batchId: 'b',
-    rowKey: 'emp-1',
-    idempotencyKey: 'bulk1_k',
-    index: 1,
-    owner: 'A',
-    now: 1_000_000,
-    leaseMs: 150,
-    sentBefore: 0,
-    ...over,
   });
 
   for (const which of ['node-redis', 'ioredis'] as const) {
@@ -136,6 +123,35 @@ describeRedis('redisJournal', () => {
         expect(read[0]).toMatchObject({ idempotencyKey: 'bulk1_r1', generation: 1, outcome: { status: 'created' } });
         expect(read[1]).toBeUndefined();
         expect(read[2]).toMatchObject({ idempotencyKey: 'bulk1_k', outcome: { status: 'failed' } });
+      });
+
+      it('drops a late outcome from a runner whose row another took: a stale refusal never reopens a row paid at the next generation', async () => {
+        const j = journal(`${which}:stale:`);
+        await j.claim(request({ leaseMs: 50 }));
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        // A stopped answering; its lease ended and B took the row over.
+        expect((await j.claim(request({ owner: 'B' }))).state).toBe('claimed');
+        // A's late answer while B holds the row: nothing recorded, B's lease kept.
+        await j.settle('b', 'emp-1', 'A', { status: 'created', at: 1, payout: { id: 'po_old' } });
+        expect((await j.claim(request({ owner: 'C' }))).state).toBe('busy');
+        expect((await j.read('b', ['emp-1']))[0]?.outcome).toBeUndefined();
+        const refused = retryableRefusal;
+        await j.settle('b', 'emp-1', 'B', refused);
+        // A rerun with retryFailed sends the row again under a new key, and it is paid.
+        expect((await j.claim(request({ owner: 'C', retry: { generation: 1, idempotencyKey: 'bulk1_r1' } }))).state).toBe('claimed');
+        await j.settle('b', 'emp-1', 'C', { status: 'created', at: 2, payout: { id: 'po_1' } });
+        // A wakes up again and records what it was answered for the old key.
+        await j.settle('b', 'emp-1', 'A', refused);
+        expect((await j.read('b', ['emp-1']))[0]).toMatchObject({ idempotencyKey: 'bulk1_r1', outcome: { status: 'created' } });
+        expect((await j.claim(request({ owner: 'D', retry: { generation: 2, idempotencyKey: 'bulk1_r2' } }))).state).toBe('done');
+        // A runner whose lease ended, with no other claim since, still records its own outcome.
+        await j.claim(request({ rowKey: 'emp-2', leaseMs: 50 }));
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        await j.settle('b', 'emp-2', 'A', { status: 'created', at: 3, payout: { id: 'po_2' } });
+        expect((await j.read('b', ['emp-2']))[0]?.outcome).toMatchObject({ payout: { id: 'po_2' } });
+        // A late release of a row Redis no longer holds leaves no stray key behind.
+        await j.release('b', 'emp-3', 'A', { name: 'APIConnectionError', message: 'reset' });
+        expect(await io.exists(`${which}:stale:1:b:emp-3`)).toBe(0);
       });
     });
   }

@@ -1,6 +1,7 @@
 /** Shared pieces of the bulk payout tests: rows, a mock with money in its wallet, counting payouts. */
-import { PaymentsClient, type Payout, type PayoutCreateParams } from 'payments-sdk';
+import { type BulkOutcome, PaymentsClient, type Payout, type PayoutCreateParams } from 'payments-sdk';
 import { createMockService, type MockService, type MockServiceOptions } from 'payments-sdk/testing';
+import type { BulkClaimRequest } from '../../src/bulk/journal.js';
 
 /** Row `i`: its amount (1000 + i) identifies it among the mock's payouts. */
 export function row(i: number, overrides: Record<string, unknown> = {}): PayoutCreateParams & { reference: string } {
@@ -47,3 +48,26 @@ export function countByRow(payouts: Payout[]): Map<number, number> {
   for (const p of payouts) counts.set(Number(p.amount) - 1000, (counts.get(Number(p.amount) - 1000) ?? 0) + 1);
   return counts;
 }
+
+/** The journal tests' claim: row `emp-1` of batch `b` by runner `A`, at 1 000 000 ms, leased 150 ms; `over` changes any of it. */
+export function claimRequest(over: Partial<BulkClaimRequest> = {}): BulkClaimRequest {
+  return {
+    batchId: 'b',
+    rowKey: 'emp-1',
+    idempotencyKey: 'bulk1_k',
+    index: 1,
+    owner: 'A',
+    now: 1_000_000,
+    leaseMs: 150,
+    sentBefore: 0,
+    ...over,
+  };
+}
+
+/** A refusal that proves nothing was created (403): the outcome `retryFailed` sends again under a new key. */
+export const retryableRefusal: BulkOutcome = {
+  status: 'failed',
+  at: 1,
+  error: { name: 'PermissionDeniedError', message: 'no', status: 403 },
+  retryable: true,
+};
