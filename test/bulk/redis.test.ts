@@ -5,11 +5,11 @@
  * with one line saying why, except under CI=true, where they fail (test/helpers/redis.ts).
  */
 import IORedis from 'ioredis';
-import { type BulkJournal, redisJournal } from 'payments-sdk';
+import { type BulkJournal, bulkIdempotencyKey, PaymentsClient, redisJournal } from 'payments-sdk';
 import type { MockHttpServer, MockService } from 'payments-sdk/testing';
 import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { allPayouts, countByRow, liveClient, payoutMock, claimRequest as request, retryableRefusal } from '../helpers/bulk.js';
+import { allPayouts, countByRow, liveClient, payoutMock, claimRequest as request, retryableRefusal, row, rows } from '../helpers/bulk.js';
 import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.js';
 import { bundleChild, runChild } from './processes.js';
@@ -251,6 +251,77 @@ describeRedis('redisJournal', () => {
       await server.close();
     }
   }, 60_000);
+
+  it('a row whose lease another runner took while it waited for a send slot is not sent again: it is claimed again and skipped as done', async () => {
+    const mock = payoutMock();
+    const prefix = 'lease-lost:';
+    // The first runner's send of row 0 is held at the service until `answer()`.
+    let answer = () => {};
+    const answered = new Promise<void>((resolve) => {
+      answer = resolve;
+    });
+    let row0Sent = () => {};
+    const row0OnTheWire = new Promise<void>((resolve) => {
+      row0Sent = resolve;
+    });
+    const fetch = async (input: RequestInfo | URL, init?: RequestInit) => {
+      const request = new Request(input, init);
+      if (request.method === 'POST' && (await request.clone().json()).amount === 1000) {
+        row0Sent();
+        await answered;
+      }
+      return mock.fetch(request);
+    };
+    const first = new PaymentsClient({ apiKey: mock.liveApiKey as string, baseUrl: mock.baseUrl, fetch, timeout: 20_000 });
+    // Its renewals of row 1 fail (as if they could not reach Redis) until `stalled` is lifted.
+    const real = redisJournal(io, { prefix });
+    let stalled = true;
+    let row1Claimed = () => {};
+    const claimed = new Promise<void>((resolve) => {
+      row1Claimed = resolve;
+    });
+    let row1Lost = () => {};
+    const lost = new Promise<void>((resolve) => {
+      row1Lost = resolve;
+    });
+    const journal: BulkJournal = {
+      ...real,
+      async claim(request) {
+        const claim = await real.claim(request);
+        if (request.rowKey === 'emp-1' && claim.state === 'claimed') row1Claimed();
+        return claim;
+      },
+      async renew(batchId, key, owner, leaseMs, now) {
+        if (key === 'emp-1' && stalled) throw new Error('Redis did not answer');
+        const held = (await real.renew?.(batchId, key, owner, leaseMs, now)) === true;
+        if (key === 'emp-1' && !held) row1Lost();
+        return held;
+      },
+    };
+    const options = { batchId: 'lease-lost', concurrency: 1, leaseMs: 300 };
+    const firstRun = first.payouts.createMany(rows(2), { ...options, key: (r) => r.reference, journal }).summary();
+    // Row 0 is on the wire; row 1 is claimed and waits for the send slot.
+    await Promise.all([row0OnTheWire, claimed]);
+    await new Promise((resolve) => setTimeout(resolve, 450));
+    // Row 1's lease ended: a second runner takes it over and pays it.
+    const second = await liveClient(mock)
+      .payouts.createMany([row(1)], { ...options, key: (r) => r.reference, journal: redisJournal(io, { prefix }) })
+      .summary();
+    expect(second).toMatchObject({ total: 1, created: 1 });
+    stalled = false;
+    await lost;
+    answer();
+    expect(await firstRun).toMatchObject({ total: 2, created: 1, skipped: 1, replayed: 0 });
+    // The service saw row 1 once: from the second runner only.
+    const row1Key = await bulkIdempotencyKey('lease-lost', 'emp-1');
+    expect(mock.requests.filter((r) => r.method === 'POST' && r.idempotencyKey === row1Key)).toHaveLength(1);
+    expect(countByRow(await allPayouts(liveClient(mock)))).toEqual(
+      new Map([
+        [0, 1],
+        [1, 1],
+      ]),
+    );
+  });
 
   it('one of the two SIGKILLed mid-way: the other takes its rows over when their leases expire, with the same keys: no duplicates', async () => {
     const { mock, server, proxy } = await servedMock(0.1);
