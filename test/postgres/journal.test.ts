@@ -11,9 +11,10 @@ import type { MockHttpServer, MockService } from 'payments-sdk/testing';
 import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BulkClaimRequest } from '../../src/bulk/journal.js';
 import { type FaultProxy, startFaultProxy } from '../bulk/fault-proxy.js';
 import { bundleChild, runChild } from '../bulk/processes.js';
-import { allPayouts, countByRow, liveClient, payoutMock, claimRequest as request, retryableRefusal } from '../helpers/bulk.js';
+import { allPayouts, countByRow, liveClient, payoutMock } from '../helpers/bulk.js';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
 
 const ROWS = 1200;
@@ -22,6 +23,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 let server: PostgresServer;
 let admin: pg.Pool;
 let sql: ReturnType<typeof postgres>;
+
+const request = (over: Partial<BulkClaimRequest> = {}): BulkClaimRequest => ({
+  batchId: 'b',
+  rowKey: 'emp-1',
+  idempotencyKey: 'bulk1_k',
+  index: 1,
+  owner: 'A',
+  now: 1_000_000,
+  leaseMs: 150,
+  sentBefore: 0,
+  ...over,
+});
 
 describePostgres('postgresJournal', () => {
   let child: { file: string; cleanup(): Promise<void> };
@@ -181,7 +194,12 @@ describePostgres('postgresJournal', () => {
         await sleep(150);
         // A stopped answering; B takes the row over and records the service's refusal.
         expect((await j.claim(request({ owner: 'B' }))).state).toBe('claimed');
-        const refused = retryableRefusal;
+        const refused = {
+          status: 'failed',
+          at: 1,
+          error: { name: 'PermissionDeniedError', message: 'no', status: 403 },
+          retryable: true,
+        } as const;
         await j.settle('b', 'emp-1', 'B', refused);
         // A rerun with retryFailed sends the row again under a new key, and it is paid.
         expect((await j.claim(request({ owner: 'C', retry: { generation: 1, idempotencyKey: 'bulk1_r1' } }))).state).toBe('claimed');

@@ -13,6 +13,7 @@ import {
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
+import { signal } from '../helpers/signal.js';
 import { deliveryHeaders, eventBody, SECRET } from '../helpers/webhook-deliveries.js';
 
 afterEach(() => {
@@ -56,14 +57,8 @@ async function checkOwnRelease(store: WebhookDedupeStore, id: string, expire: ()
  */
 async function checkLateFailure(store: WebhookDedupeStore, leaseMs: number) {
   const calls: string[] = [];
-  let failFirst = () => {};
-  const firstFails = new Promise<void>((resolve) => {
-    failFirst = resolve;
-  });
-  let finishSecond = () => {};
-  const secondFinishes = new Promise<void>((resolve) => {
-    finishSecond = resolve;
-  });
+  const firstFails = signal();
+  const secondFinishes = signal();
   const instance = (name: string, run: () => Promise<void>) =>
     webhookHandler({
       secret: SECRET,
@@ -75,10 +70,10 @@ async function checkLateFailure(store: WebhookDedupeStore, leaseMs: number) {
       },
     });
   const first = instance('first', async () => {
-    await firstFails;
+    await firstFails.fired;
     throw new Error('timed out upstream');
   });
-  const second = instance('second', () => secondFinishes);
+  const second = instance('second', () => secondFinishes.fired);
   const third = instance('third', async () => {});
   const body = eventBody({ id: 'evt_late_failure' });
   const deliver = (handle: (request: Request) => Promise<Response>) =>
@@ -88,11 +83,11 @@ async function checkLateFailure(store: WebhookDedupeStore, leaseMs: number) {
   await new Promise((resolve) => setTimeout(resolve, leaseMs + 100));
   const secondAnswer = deliver(second);
   await vi.waitFor(() => expect(calls).toEqual(['first', 'second']));
-  failFirst();
+  firstFails.fire();
   expect((await firstAnswer).status).toBe(500);
   // The second delivery still holds the id: the third is not handled.
   expect((await deliver(third)).status).toBe(409);
-  finishSecond();
+  secondFinishes.fire();
   expect((await secondAnswer).status).toBe(200);
   expect(calls).toEqual(['first', 'second']);
 }
