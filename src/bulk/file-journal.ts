@@ -215,12 +215,14 @@ export function fileJournal(path: string): BulkJournal {
       await open();
       return rowKeys.map((key) => state.get(batchId, key));
     },
-    async settle(batchId, rowKey, _owner, outcome) {
-      state.settle(batchId, rowKey, outcome);
+    // Only what the state accepted is written: a late outcome from a runner whose row another took
+    // over would otherwise be read back as the row's outcome.
+    async settle(batchId, rowKey, owner, outcome) {
+      if (!state.settle(batchId, rowKey, owner, outcome)) return;
       await append({ op: 'settle', batch: batchId, key: rowKey, outcome });
     },
     async release(batchId, rowKey, owner, error) {
-      state.release(batchId, rowKey, owner, error);
+      if (!state.release(batchId, rowKey, owner, error)) return;
       await append(error ? { op: 'release', batch: batchId, key: rowKey, error } : { op: 'release', batch: batchId, key: rowKey });
     },
     async close() {

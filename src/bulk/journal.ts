@@ -111,6 +111,8 @@ export interface BulkClaim {
  * - it keeps, per batch and row key, the record: Idempotency-Key, index, `rowHash` and `generation`
  *   as first claimed, `sentAt`, `attempts`, the outcome (with its `retryable` flag) and `lastError`;
  * - a claim with `retry` restarts a retryable refusal as a compare-and-set on `generation`;
+ * - `settle` records an outcome only while the runner settling still holds the row: once another
+ *   runner has claimed it, a late outcome from the first changes nothing;
  * - `read` answers the records of many rows at once, without claiming them;
  * - a journal that only one process may use at a time (a file) refuses a second one.
  */
@@ -119,9 +121,17 @@ export interface BulkJournal {
   claim(request: BulkClaimRequest): Promise<BulkClaim>;
   /** The records of the rows `rowKeys` of the batch (in that order; `undefined` where none), without claiming them. */
   read(batchId: string, rowKeys: readonly string[]): Promise<Array<BulkJournalRecord | undefined>>;
-  /** Records a row's outcome and drops the claim. */
+  /**
+   * Records a row's outcome and drops the claim, only while `owner` still holds the row (no other
+   * runner has claimed it since): otherwise it changes nothing. A runner whose row another took
+   * over (after its lease ended) may be answering for an older generation's key, and must not
+   * overwrite the newer outcome (a stale retryable refusal would reopen a paid row).
+   */
   settle(batchId: string, rowKey: string, owner: string, outcome: BulkOutcome): Promise<void>;
-  /** Drops the claim of a row whose last send has no known outcome (it stays resendable). */
+  /**
+   * Drops the claim of a row whose last send has no known outcome (it stays resendable), keeping
+   * `error` as its last error. A claim another runner has taken since is left to it.
+   */
   release(batchId: string, rowKey: string, owner: string, error?: BulkErrorInfo): Promise<void>;
   /** Extends the claim while a send is in flight (`now`: the runner's clock); `false` when it was lost. Optional. */
   renew?(batchId: string, rowKey: string, owner: string, leaseMs: number, now: number): Promise<boolean>;
@@ -172,24 +182,28 @@ export class JournalState {
     return { answer: { state: 'claimed', record: plain(record) }, changed: record };
   }
 
-  /** Records an outcome. */
-  settle(batchId: string, rowKey: string, outcome: BulkOutcome): void {
-    const id = rowId(batchId, rowKey);
-    const found = this.#rows.get(id);
-    if (!found) return;
+  /**
+   * Records an outcome while `owner` holds the row (its claim is the last one, even once its lease
+   * ended); a runner whose row another has claimed since changes nothing. Returns whether it was recorded.
+   */
+  settle(batchId: string, rowKey: string, owner: string, outcome: BulkOutcome): boolean {
+    const found = this.#rows.get(rowId(batchId, rowKey));
+    if (!found || found.owner !== owner) return false;
     found.outcome = outcome;
     found.owner = undefined;
     found.leaseUntil = undefined;
     found.lastError = undefined;
+    return true;
   }
 
-  /** Drops a claim, keeping the last error. */
-  release(batchId: string, rowKey: string, owner: string, error?: BulkErrorInfo): void {
+  /** Drops the claim of `owner`, keeping the last error; returns whether it held the row. */
+  release(batchId: string, rowKey: string, owner: string, error?: BulkErrorInfo): boolean {
     const found = this.#rows.get(rowId(batchId, rowKey));
-    if (!found || found.owner !== owner) return;
+    if (!found || found.owner !== owner) return false;
     found.owner = undefined;
     found.leaseUntil = undefined;
     if (error) found.lastError = error;
+    return true;
   }
 
   /** Loads a record read back from storage (no lease: the process that held it is gone). */
@@ -233,8 +247,8 @@ export function memoryJournal(): BulkJournal {
     async read(batchId, rowKeys) {
       return rowKeys.map((key) => state.get(batchId, key));
     },
-    async settle(batchId, rowKey, _owner, outcome) {
-      state.settle(batchId, rowKey, outcome);
+    async settle(batchId, rowKey, owner, outcome) {
+      state.settle(batchId, rowKey, owner, outcome);
     },
     async release(batchId, rowKey, owner, error) {
       state.release(batchId, rowKey, owner, error);

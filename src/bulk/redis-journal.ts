@@ -4,7 +4,8 @@
  * set with `PX`; a claim, an outcome and a release are each one Lua script, so two processes never
  * both hold a row. A process that dies stops renewing its leases, and another process takes its rows
  * over when they expire: with the same Idempotency-Key, so a row it had sent is replayed, not paid
- * twice.
+ * twice. An outcome is recorded only by the runner that made the row's last claim: a late answer
+ * to a process whose row another took over changes nothing.
  *
  * node-redis (v4 to v6) and ioredis (v5, v6) clients are recognised by their shape (ioredis has
  * `call`, node-redis `sendCommand`); the SDK depends on neither.
@@ -38,7 +39,8 @@ export interface RedisJournalOptions {
 const DAY_MS = 86_400_000;
 
 // The fields of a row's hash, in the order every script answers them: first send, claims, outcome,
-// last error, Idempotency-Key, index, row hash, generation.
+// last error, Idempotency-Key, index, row hash, generation. The hash also keeps the owner of the
+// last claim ('o'), which only the scripts read.
 const FIELDS = "'s', 'a', 'out', 'err', 'ik', 'i', 'h', 'g'";
 
 // KEYS: row hash, lease. ARGV: owner, leaseMs, now, sentBefore, idempotencyKey, index, ttlMs,
@@ -66,6 +68,7 @@ if restart then
 end
 if not sent then redis.call('HSET', h, 's', ARGV[3], 'ik', ARGV[5], 'i', ARGV[6]) end
 if (restart or not sent) and ARGV[8] ~= '' then redis.call('HSET', h, 'h', ARGV[8]) end
+redis.call('HSET', h, 'o', ARGV[1])
 redis.call('HINCRBY', h, 'a', 1)
 redis.call('PEXPIRE', h, ARGV[7])
 return answer('claimed')
@@ -81,12 +84,28 @@ return rows
 /** Rows read per READ call. */
 const READ_CHUNK = 500;
 
-// KEYS: row hash, lease. ARGV: field, value, owner, ttlMs. Sets the field; drops the lease if held by owner.
+// KEYS: row hash, lease. ARGV: outcome, owner, ttlMs. Records the outcome and drops the claim only
+// while owner made the row's last claim (its lease may have ended, but no other runner claimed the
+// row since): a runner whose row another took over may be answering for an older generation's key,
+// and its outcome must not overwrite the newer one (a stale retryable refusal would reopen a paid
+// row). Returns 1 when recorded, 0 when not.
 const SETTLE = `
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
-if ARGV[1] == 'out' then redis.call('HDEL', KEYS[1], 'err') end
-redis.call('PEXPIRE', KEYS[1], ARGV[4])
-if redis.call('GET', KEYS[2]) == ARGV[3] then redis.call('DEL', KEYS[2]) end
+if redis.call('HGET', KEYS[1], 'o') ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], 'out', ARGV[1])
+redis.call('HDEL', KEYS[1], 'err', 'o')
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
+return 1
+`;
+
+// KEYS: row hash, lease. ARGV: error ('' to keep the one recorded), owner, ttlMs. Keeps the last
+// error of an existing row; drops the claim only if owner holds it.
+const RELEASE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[1] ~= '' then redis.call('HSET', KEYS[1], 'err', ARGV[1]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+if redis.call('HGET', KEYS[1], 'o') == ARGV[2] then redis.call('HDEL', KEYS[1], 'o') end
+if redis.call('GET', KEYS[2]) == ARGV[2] then redis.call('DEL', KEYS[2]) end
 return 1
 `;
 
@@ -166,10 +185,10 @@ export function redisJournal(client: NodeRedisCommandClient | IORedisCommandClie
       return records;
     },
     async settle(batchId, key, owner, outcome) {
-      await evaluate(SETTLE, [rowKey(batchId, key), leaseKey(batchId, key)], ['out', JSON.stringify(outcome), owner, ttl]);
+      await evaluate(SETTLE, [rowKey(batchId, key), leaseKey(batchId, key)], [JSON.stringify(outcome), owner, ttl]);
     },
     async release(batchId, key, owner, error) {
-      await evaluate(SETTLE, [rowKey(batchId, key), leaseKey(batchId, key)], ['err', error ? JSON.stringify(error) : '', owner, ttl]);
+      await evaluate(RELEASE, [rowKey(batchId, key), leaseKey(batchId, key)], [error ? JSON.stringify(error) : '', owner, ttl]);
     },
     async renew(batchId, key, owner, leaseMs) {
       return Number(await evaluate(RENEW, [leaseKey(batchId, key)], [owner, String(Math.max(1, Math.ceil(leaseMs)))])) === 1;

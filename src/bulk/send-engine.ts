@@ -49,6 +49,8 @@ export class BatchRun<R extends PayoutCreateParams> {
   readonly #retryFailed: boolean;
   /** Rows this run holds a claim on (waiting for a send slot, sending, or waiting for a retry), by row key. */
   readonly #held = new Map<string, BatchItem<R>>();
+  /** Held rows whose renewal answered that the lease was lost: claimed again before they may be sent. */
+  readonly #leaseLost = new Set<string>();
   #renewal: ReturnType<typeof setInterval> | undefined;
   /** Identifies this run to the journal (one per `createMany` call). */
   readonly #owner: string;
@@ -134,13 +136,23 @@ export class BatchRun<R extends PayoutCreateParams> {
   /**
    * Keeps alive the lease of every row this run holds, whether it is waiting for a send slot,
    * sending, or waiting to be retried (journals with leases), so no other process takes it over.
+   * A renewal that answers `false` means the lease was lost (it ended, and another process may have
+   * taken the row): the row is no longer held, and is claimed again before this run sends it (a
+   * send already on the wire goes on; the journal ignores its outcome if another process holds the row).
    */
   #renewHeldClaims(): void {
     const journal = this.#journal;
     if (!journal.renew) return;
     this.#renewal = setInterval(() => {
       for (const item of this.#held.values())
-        journal.renew?.(this.#batchId, item.key, this.#owner, this.#leaseMs, this.#clock()).catch(() => {});
+        journal.renew?.(this.#batchId, item.key, this.#owner, this.#leaseMs, this.#clock()).then(
+          (held) => {
+            if (held || this.#held.get(item.key) !== item) return;
+            this.#held.delete(item.key);
+            this.#leaseLost.add(item.key);
+          },
+          () => {},
+        );
     }, this.#leaseMs / 3);
   }
 
@@ -271,6 +283,7 @@ export class BatchRun<R extends PayoutCreateParams> {
     item.idempotencyKey = record?.idempotencyKey ?? item.idempotencyKey;
     if (claim.state === 'claimed') {
       this.#held.set(item.key, item);
+      this.#leaseLost.delete(item.key);
       if (this.#options.key === undefined && record?.rowHash !== undefined && record.rowHash !== item.rowHash) {
         // Keyed by position, and the row at this position is not the one journaled (a source read
         // twice that changed in between): never send it under the other row's key.
@@ -310,6 +323,13 @@ export class BatchRun<R extends PayoutCreateParams> {
       if (item.attempts > 0) return this.#giveUp(item, item.lastError);
       this.#held.delete(item.key);
       return this.#journal.release(this.#batchId, item.key, this.#owner);
+    }
+    if (this.#leaseLost.delete(item.key)) {
+      // Its lease was lost while it waited: another process may have sent it, or be sending it. The
+      // send slot goes back, and the row through the claim again.
+      this.#progress.inFlight = --this.#sending;
+      this.#changes.notify();
+      return this.#claimAndSend(item);
     }
     item.attempts += 1;
     try {

@@ -117,7 +117,10 @@ export interface CreateManyOptions<R = PayoutCreateParams> {
   maxRetries?: number;
   /** Backoff between those retries. Default 500 ms doubling to 8 s, with jitter. */
   retryBackoff?: RetryBackoff;
-  /** How long a claim on a row holds against other processes unless renewed (it is, while a send is in flight). Default 30 000 ms. */
+  /**
+   * How long a claim on a row holds against other processes unless renewed (it is, while the run
+   * holds the row). Default 30 000 ms. A row whose lease was lost is claimed again before it is sent.
+   */
   leaseMs?: number;
   /**
    * How long after its first send a row without a known outcome is still resent with the same key.

@@ -6,7 +6,7 @@
  */
 import { PaymentsError } from '../core/errors.js';
 import { DAY_MS } from '../internal/durations.js';
-import { LEASE_MS, positiveInt, type WebhookDedupeStore } from './dedupe.js';
+import { claimValue, LEASE_MS, positiveInt, type WebhookDedupeStore } from './dedupe.js';
 
 /**
  * The part of a D1 prepared statement that {@link d1DedupeStore} uses (`D1PreparedStatement` of
@@ -59,9 +59,10 @@ const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
  * not (`meta.changes`), decides, so of any number of simultaneous claims on any isolates exactly
  * one wins. The same round trip first deletes the rows whose lease or retention ran out, so the
  * table holds about one day of events. `complete` turns the claim into a handled row kept for
- * `ttlMs`, `release` deletes an in-flight claim, and a claim whose instance died is free again
- * after `leaseMs`. The handlers bound every call by their `dedupeTimeoutMs`: a D1 that does not
- * answer costs a 503, never an answer past the service's 10 s.
+ * `ttlMs`, `release` deletes the in-flight claim of the delivery releasing (its token is kept in
+ * the row's state, so a delivery whose claim ran out never deletes a newer one), and a claim whose
+ * instance died is free again after `leaseMs`. The handlers bound every call by their
+ * `dedupeTimeoutMs`: a D1 that does not answer costs a 503, never an answer past the service's 10 s.
  *
  * Rows hold the event id, a state and an expiry time: no secret, no payload.
  */
@@ -103,20 +104,25 @@ export function d1DedupeStore(db: D1DatabaseLike, options: D1DedupeStoreOptions 
   };
 
   return {
-    async claim(id) {
+    async claim(id, token) {
       await ensureTable();
       const now = Date.now();
       const [, inserted] = await db.batch([
         db.prepare(`DELETE FROM ${table} WHERE expires_at <= ?`).bind(now),
         db
-          .prepare(`INSERT INTO ${table} (id, state, expires_at) VALUES (?, 'processing', ?) ON CONFLICT(id) DO NOTHING`)
-          .bind(id, now + leaseMs),
+          .prepare(`INSERT INTO ${table} (id, state, expires_at) VALUES (?, ?, ?) ON CONFLICT(id) DO NOTHING`)
+          .bind(id, claimValue(token), now + leaseMs),
       ]);
       return inserted?.meta.changes === 1;
     },
-    async release(id) {
+    async release(id, token) {
       await ensureTable();
-      await db.prepare(`DELETE FROM ${table} WHERE id = ? AND state = 'processing'`).bind(id).run();
+      // Without a token, the id's claim in flight, whoever made it; never a handled id.
+      const release =
+        token === undefined
+          ? db.prepare(`DELETE FROM ${table} WHERE id = ? AND state <> 'done'`).bind(id)
+          : db.prepare(`DELETE FROM ${table} WHERE id = ? AND state = ?`).bind(id, claimValue(token));
+      await release.run();
     },
     async complete(id) {
       await ensureTable();

@@ -36,7 +36,9 @@ export function dedupeInbox(store: WebhookDedupeStore, timeoutMs: number): Webho
   return {
     async deliver(event, effect) {
       const id = event.id;
-      const claim = Promise.resolve().then(() => store.claim(id));
+      // This delivery's own claim: its release never drops a claim another delivery made since.
+      const token = globalThis.crypto.randomUUID();
+      const claim = Promise.resolve().then(() => store.claim(id, token));
       try {
         if (!(await call('claim', () => claim))) {
           // In flight elsewhere (not yet complete): 409 keeps the service retrying, in case that
@@ -53,13 +55,13 @@ export function dedupeInbox(store: WebhookDedupeStore, timeoutMs: number): Webho
         }
       } catch (error) {
         // A claim that lands after the answer would hold the id for a whole lease: given back.
-        if (error instanceof DedupeTimeoutError) claim.then((won) => (won ? store.release(id) : undefined)).catch(() => {});
+        if (error instanceof DedupeTimeoutError) claim.then((won) => (won ? store.release(id, token) : undefined)).catch(() => {});
         return { outcome: 'failed', status: 503, error };
       }
       try {
         await effect(undefined);
       } catch (error) {
-        const bookkeepingError = await bookkeeping('release', () => store.release(id));
+        const bookkeepingError = await bookkeeping('release', () => store.release(id, token));
         return { outcome: 'failed', status: 500, error, bookkeepingError };
       }
       const bookkeepingError = store.complete ? await bookkeeping('complete', () => store.complete?.(id)) : undefined;

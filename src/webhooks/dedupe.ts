@@ -15,6 +15,12 @@ import { DAY_MS } from '../internal/durations.js';
  * and `d1DedupeStore` (Cloudflare D1) serve several instances and survive a restart.
  * Any shared store works: implement `claim` and `release` (and, better, `complete` and `isComplete`).
  *
+ * **Whose claim a release drops.** The handlers pass each delivery's own `token` to `claim` and
+ * `release`. A store that keeps it with the claim, and releases only a claim made with the same
+ * token, keeps an instance whose claim ran out (its `onEvent` outlived the lease, and another
+ * instance claimed the id since) from dropping the newer claim when its `onEvent` finally throws:
+ * a third delivery would then run `onEvent` while the second still does. The stores of this SDK do.
+ *
  * **How atomic `claim` must be.** Two deliveries of one id may arrive at the same moment on two
  * instances. `claim` must be a single compare-and-set in the store: "record `id` unless it is already
  * there" and "was it already there?" decided in one indivisible step, so that exactly one of any
@@ -30,11 +36,16 @@ export interface WebhookDedupeStore {
    * Atomically marks `id` as being handled (see above). `true`: this delivery handles it. `false`:
    * it is already handled or in flight elsewhere, and `onEvent` is not called again. A claim that
    * rejects, or does not settle within the handler's `dedupeTimeoutMs`, is answered 503 (the
-   * service retries).
+   * service retries). `token` is unique to the delivery claiming (the handlers always pass one):
+   * keep it with the claim for {@link WebhookDedupeStore.release}.
    */
-  claim(id: string): Promise<boolean>;
-  /** Forgets a claim after `onEvent` threw, so the service's next attempt is processed. */
-  release(id: string): Promise<void>;
+  claim(id: string, token?: string): Promise<boolean>;
+  /**
+   * Forgets a claim after `onEvent` threw, so the service's next attempt is processed. With a
+   * `token`, only the claim made with that token (see above): a claim another delivery has made
+   * since is kept. Without one, the id's claim in flight, whoever made it.
+   */
+  release(id: string, token?: string): Promise<void>;
   /**
    * Optional: marks `id` handled for good, after `onEvent` resolved. A store that implements it can
    * hold a claim only briefly while in flight (a lease), so an instance that dies in the middle of
@@ -83,22 +94,22 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Webho
   const ttlMs = positiveInt(options.ttlMs, DAY_MS, 'memoryDedupeStore: ttlMs');
   const max = positiveInt(options.max, 10_000, 'memoryDedupeStore: max');
   const leaseMs = Math.min(positiveInt(options.leaseMs, LEASE_MS, 'memoryDedupeStore: leaseMs'), ttlMs);
-  // Two maps, id → expiry. Every entry of one map has the same lifetime (leaseMs, or ttlMs) and is
-  // (re)inserted when it starts, so each map's order is its expiry order: the expired entries are
-  // always at its front, and dropping them costs O(1) per entry.
-  const inFlight = new Map<string, number>();
-  const handled = new Map<string, number>();
+  // Two maps, id → expiry (and, in flight, the claiming delivery's token). Every entry of one map has
+  // the same lifetime (leaseMs, or ttlMs) and is (re)inserted when it starts, so each map's order is
+  // its expiry order: the expired entries are always at its front, and dropping them costs O(1) per entry.
+  const inFlight = new Map<string, { expiresAt: number; token?: string }>();
+  const handled = new Map<string, { expiresAt: number }>();
 
-  const dropExpired = (map: Map<string, number>, now: number) => {
-    for (const [key, expiresAt] of map) {
+  const dropExpired = (map: Map<string, { expiresAt: number }>, now: number) => {
+    for (const [key, { expiresAt }] of map) {
       if (expiresAt > now) break;
       map.delete(key);
     }
   };
-  const live = (map: Map<string, number>, id: string, now: number) => {
-    const expiresAt = map.get(id);
-    if (expiresAt === undefined) return false;
-    if (expiresAt > now) return true;
+  const live = (map: Map<string, { expiresAt: number }>, id: string, now: number) => {
+    const entry = map.get(id);
+    if (entry === undefined) return false;
+    if (entry.expiresAt > now) return true;
     map.delete(id);
     return false;
   };
@@ -114,7 +125,7 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Webho
   };
 
   return {
-    async claim(id) {
+    async claim(id, token) {
       const now = Date.now();
       if (live(handled, id, now) || live(inFlight, id, now)) return false;
       if (!makeRoom(now)) {
@@ -122,18 +133,18 @@ export function memoryDedupeStore(options: MemoryDedupeStoreOptions = {}): Webho
           `memoryDedupeStore: all ${max} slots hold events still being handled; answered 503 so the service delivers again later (raise max, or use a shared store).`,
         );
       }
-      inFlight.set(id, now + leaseMs);
+      inFlight.set(id, { expiresAt: now + leaseMs, token });
       return true;
     },
-    async release(id) {
-      inFlight.delete(id);
+    async release(id, token) {
+      if (token === undefined || inFlight.get(id)?.token === token) inFlight.delete(id);
     },
     async complete(id) {
       const now = Date.now();
       // The id's own slot moves from inFlight to handled; an id whose lease already ran out needs a new one.
       if (!inFlight.delete(id)) makeRoom(now);
       handled.delete(id);
-      handled.set(id, now + ttlMs);
+      handled.set(id, { expiresAt: now + ttlMs });
     },
     async isComplete(id) {
       return live(handled, id, Date.now());
@@ -219,9 +230,11 @@ export interface RedisDedupeStoreOptions {
  * The handlers bound each call by their `dedupeTimeoutMs`, so a Redis that stops answering costs
  * a 503 (or, after `onEvent` succeeded, a reported failure), never an answer past the service's wait.
  *
- * Commands: `SET key processing NX PX leaseMs` to claim, `SET key done PX ttlMs` to complete,
- * `GET key` to tell a handled id from one in flight, `DEL key` to release. For another client
- * (Upstash, a cluster proxy...) implement {@link WebhookDedupeStore} with the same commands.
+ * Commands: `SET key processing:<token> NX PX leaseMs` to claim, `SET key done PX ttlMs` to
+ * complete, `GET key` to tell a handled id from one in flight, and to release, one script that
+ * deletes the key only while it still holds this delivery's claim (`EVAL`), so that a delivery
+ * whose claim ran out never drops a newer delivery's claim. For another client (Upstash, a cluster
+ * proxy...) implement {@link WebhookDedupeStore} with the same commands.
  */
 export function redisDedupeStore(
   client: NodeRedisLikeClient | IORedisLikeClient,
@@ -232,14 +245,16 @@ export function redisDedupeStore(
   const ttlMs = positiveInt(options.ttlMs, DAY_MS, 'redisDedupeStore: ttlMs');
   const leaseMs = Math.min(positiveInt(options.leaseMs, LEASE_MS, 'redisDedupeStore: leaseMs'), ttlMs);
   const set = redisSet(client);
+  const evaluate = redisEval(client);
   const key = (id: string) => `${prefix}${id}`;
   return {
-    async claim(id) {
+    async claim(id, token) {
       // `SET … NX` answers OK when it set the key, null when the key exists: atomic across instances.
-      return (await set(key(id), 'processing', leaseMs, true)) != null;
+      return (await set(key(id), claimValue(token), leaseMs, true)) != null;
     },
-    async release(id) {
-      await client.del(key(id));
+    async release(id, token) {
+      if (token === undefined) await client.del(key(id));
+      else await evaluate(RELEASE_OWN_CLAIM, key(id), claimValue(token));
     },
     async complete(id) {
       await set(key(id), 'done', ttlMs, false);
@@ -248,6 +263,35 @@ export function redisDedupeStore(
       return String(await client.get(key(id))) === 'done';
     },
   };
+}
+
+/** What a claim in flight stores: `processing`, followed by the claiming delivery's token when it has one. */
+export function claimValue(token: string | undefined): string {
+  return token === undefined ? 'processing' : `processing:${token}`;
+}
+
+// KEYS: the id's key. ARGV: the claim's value. Deletes the key only while it holds that claim.
+const RELEASE_OWN_CLAIM = `if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0`;
+
+type RedisEval = (script: string, key: string, arg: string) => Promise<unknown>;
+
+/**
+ * `EVAL script 1 key arg`, on a client {@link redisSet} accepted: ioredis through `call`; node-redis
+ * through `eval` (a client or cluster), or `sendCommand` on a client without it.
+ */
+function redisEval(client: NodeRedisLikeClient | IORedisLikeClient): RedisEval {
+  const c = client as { call?: unknown; eval?: unknown; sendCommand?: unknown };
+  if (typeof c.call === 'function') {
+    const io = c as { call(command: string, ...args: Array<string | number>): Promise<unknown> };
+    return (script, key, arg) => io.call('EVAL', script, 1, key, arg);
+  }
+  if (typeof c.eval === 'function') {
+    const node = c as { eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown> };
+    return (script, key, arg) => node.eval(script, { keys: [key], arguments: [arg] });
+  }
+  const node = c as { sendCommand(args: string[]): Promise<unknown> };
+  return (script, key, arg) => node.sendCommand(['EVAL', script, '1', key, arg]);
 }
 
 type RedisSet = (key: string, value: string, ttlMs: number, onlyIfAbsent: boolean) => Promise<unknown>;

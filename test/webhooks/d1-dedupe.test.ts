@@ -96,6 +96,29 @@ describe('d1DedupeStore on Miniflare D1', () => {
     expect(await store.claim('evt_r')).toBe(false);
   });
 
+  it('releases only the claim made with the same token: a delivery whose claim ran out leaves the newer one', async () => {
+    const { db } = await startD1();
+    vi.useFakeTimers({ toFake: ['Date'], now: Date.UTC(2026, 10, 20, 10) });
+    try {
+      const store = d1DedupeStore(db, { table: 'own_release', leaseMs: 30_000 });
+      expect(await store.claim('evt_own', 'delivery-1')).toBe(true);
+      vi.advanceTimersByTime(30_000);
+      expect(await store.claim('evt_own', 'delivery-2')).toBe(true);
+      await store.release('evt_own', 'delivery-1');
+      expect(await store.claim('evt_own', 'delivery-3')).toBe(false);
+      await store.release('evt_own', 'delivery-2');
+      expect(await store.claim('evt_own', 'delivery-3')).toBe(true);
+      // Without a token, the claim in flight is released, whoever made it; a handled id never is.
+      await store.release('evt_own');
+      expect(await store.claim('evt_own')).toBe(true);
+      await store.complete?.('evt_own');
+      await store.release('evt_own');
+      expect(await store.isComplete?.('evt_own')).toBe(true);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('a lease whose instance died frees the id after leaseMs; a handled id is kept for ttlMs', async () => {
     const { db } = await startD1();
     // The store reads the time from Date.now(): moved by hand, so D1's own latency does not count.

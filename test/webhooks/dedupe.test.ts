@@ -13,6 +13,7 @@ import {
 import { createClient } from 'redis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
+import { signal } from '../helpers/signal.js';
 import { deliveryHeaders, eventBody, SECRET } from '../helpers/webhook-deliveries.js';
 
 afterEach(() => {
@@ -35,9 +36,79 @@ async function checkContract(store: WebhookDedupeStore, id: string) {
   expect(await store.claim(`${id}-other`)).toBe(true);
 }
 
+/**
+ * A release drops only the claim made with the same token: a delivery whose claim ran out (`expire`
+ * waits past the store's lease) leaves the newer claim alone, which still keeps a third delivery out.
+ */
+async function checkOwnRelease(store: WebhookDedupeStore, id: string, expire: () => Promise<void> | void) {
+  expect(await store.claim(id, 'delivery-1')).toBe(true);
+  await expire();
+  expect(await store.claim(id, 'delivery-2')).toBe(true);
+  await store.release(id, 'delivery-1');
+  expect(await store.claim(id, 'delivery-3')).toBe(false);
+  await store.release(id, 'delivery-2');
+  expect(await store.claim(id, 'delivery-3')).toBe(true);
+}
+
+/**
+ * Two instances on one store: the first delivery's onEvent outlives the lease, a redelivery is
+ * claimed and handled by the second instance meanwhile; when the first then throws, its release must
+ * not free the id, or a third delivery would run onEvent while the second still does.
+ */
+async function checkLateFailure(store: WebhookDedupeStore, leaseMs: number) {
+  const calls: string[] = [];
+  const firstFails = signal();
+  const secondFinishes = signal();
+  const instance = (name: string, run: () => Promise<void>) =>
+    webhookHandler({
+      secret: SECRET,
+      dedupe: store,
+      onError: () => {},
+      onEvent: async () => {
+        calls.push(name);
+        await run();
+      },
+    });
+  const first = instance('first', async () => {
+    await firstFails.fired;
+    throw new Error('timed out upstream');
+  });
+  const second = instance('second', () => secondFinishes.fired);
+  const third = instance('third', async () => {});
+  const body = eventBody({ id: 'evt_late_failure' });
+  const deliver = (handle: (request: Request) => Promise<Response>) =>
+    handle(new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: deliveryHeaders(body) }));
+  const firstAnswer = deliver(first);
+  await vi.waitFor(() => expect(calls).toEqual(['first']));
+  await new Promise((resolve) => setTimeout(resolve, leaseMs + 100));
+  const secondAnswer = deliver(second);
+  await vi.waitFor(() => expect(calls).toEqual(['first', 'second']));
+  firstFails.fire();
+  expect((await firstAnswer).status).toBe(500);
+  // The second delivery still holds the id: the third is not handled.
+  expect((await deliver(third)).status).toBe(409);
+  secondFinishes.fire();
+  expect((await secondAnswer).status).toBe(200);
+  expect(calls).toEqual(['first', 'second']);
+}
+
 describe('memoryDedupeStore', () => {
   it('keeps the contract', async () => {
     await checkContract(memoryDedupeStore(), 'evt_1');
+  });
+
+  it('releases only the claim made with the same token: a delivery whose claim ran out leaves the newer one', async () => {
+    vi.useFakeTimers({ now: 1_000_000 });
+    await checkOwnRelease(memoryDedupeStore({ leaseMs: 1_000 }), 'evt_own', () => void vi.setSystemTime(1_000_000 + 1_001));
+    // Without a token (a caller of its own), the claim in flight is released, whoever made it.
+    const store = memoryDedupeStore();
+    await store.claim('evt_any', 'delivery-1');
+    await store.release('evt_any');
+    expect(await store.claim('evt_any')).toBe(true);
+  });
+
+  it('a first delivery failing after its lease ran out does not free the id a second delivery is handling', async () => {
+    await checkLateFailure(memoryDedupeStore({ leaseMs: 400 }), 400);
   });
 
   it('forgets a handled id after ttlMs, and an in-flight claim after leaseMs', async () => {
@@ -182,6 +253,17 @@ describeRedis('redisDedupeStore on a real redis-server', () => {
         const stores = Array.from({ length: 10 }, () => redisDedupeStore(client(), { prefix: `${name}:race:` }));
         const results = await Promise.all(stores.map((store) => store.claim('evt_race')));
         expect(results.filter(Boolean)).toHaveLength(1);
+      });
+
+      it('releases only the claim made with the same token: a delivery whose claim ran out leaves the newer one', async () => {
+        const store = redisDedupeStore(client(), { prefix: `${name}:own:`, leaseMs: 50 });
+        await checkOwnRelease(store, 'evt_own', () =>
+          vi.waitFor(async () => expect(await ioredis.exists(`${name}:own:evt_own`)).toBe(0), { timeout: 2_000, interval: 20 }),
+        );
+      });
+
+      it('a first delivery failing after its lease ran out does not free the id a second delivery is handling', async () => {
+        await checkLateFailure(redisDedupeStore(client(), { prefix: `${name}:late:`, leaseMs: 400 }), 400);
       });
 
       it('an expired lease is claimable again (an instance that died mid-onEvent)', async () => {
