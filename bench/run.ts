@@ -9,7 +9,11 @@
  *   Across rounds, simple-statistics gives the median and min–max; a ratio is the median of the
  *   per-round ratios (paired: a slow patch of the machine hits both sides alike).
  *
- *   BENCH_ONLY=request,pages,cold,webhooks,telemetry   run a subset          BENCH_QUICK=1   fewer rounds (a smoke run)
+ * - The Postgres goals run as their own scripts, in child processes, each on a PostgreSQL server it
+ *   starts: `inbox` (bench/inbox.ts: the inbox against a hand-written transaction) and `journal`
+ *   (bench/bulk.ts, its postgres part: postgresJournal's workers against the service's rate limit).
+ *
+ *   BENCH_ONLY=request,pages,cold,webhooks,telemetry,inbox,journal   run a subset     BENCH_QUICK=1   fewer rounds (a smoke run)
  *
  * Prints one markdown table per benchmark; writes every figure to bench/results.json (gitignored).
  */
@@ -30,7 +34,7 @@ import * as z from 'zod/mini';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.env.BENCH_QUICK === '1';
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'request,pages,cold,webhooks,telemetry').split(',').map((s) => s.trim()));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'request,pages,cold,webhooks,telemetry,inbox,journal').split(',').map((s) => s.trim()));
 const API_KEY = 'sk_test_bench_0123456789abcdef';
 const { UUID, PAGES, PER_PAGE, LATENCY_MS, webhookEventBody } = (await import(
   new URL('./fixtures.ts', import.meta.url).href
@@ -379,6 +383,16 @@ try {
   }
 } finally {
   server.stop();
+}
+// The Postgres goals: their own scripts, printing their own tables (their figures are not in results.json).
+for (const [section, script, only] of [
+  ['inbox', './inbox.ts', undefined],
+  ['journal', './bulk.ts', 'postgres'],
+] as const) {
+  if (!ONLY.has(section)) continue;
+  const env = { ...process.env, ...(only && { BENCH_ONLY: only }) };
+  const run = spawnSync(process.execPath, [fileURLToPath(new URL(script, import.meta.url))], { cwd: root, env, stdio: 'inherit' });
+  if (run.status !== 0) throw new Error(`bench ${section}: ${script} exited with ${run.status ?? run.signal}`);
 }
 results.loadavgEnd = os.loadavg();
 results.tables = printed;
