@@ -139,7 +139,9 @@ async function runReconcile(options: ReconcileCliOptions, globals: GlobalOptions
         `the inbox table ${options.table} is not in that database: create it with inbox.migrate() or npx payments-sdk db schema, or name yours with --table.`,
         EXIT.service,
       );
-    throw databaseUrl ? withoutDatabaseSecrets(error, databaseUrl.url) : error;
+    // The command's own errors (a --out it cannot write) name no database, and keep their exit code:
+    // a redacted copy is a plain error, which would exit as a service failure.
+    throw databaseUrl && !(error instanceof CliError) ? withoutDatabaseSecrets(error, databaseUrl.url) : error;
   } finally {
     await database?.close();
   }

@@ -121,6 +121,17 @@ describePostgres('payments-sdk reconcile with a database (PAYMENTS_DATABASE_URL 
     }
   });
 
+  it('a usage error keeps its exit code with a database URL set (the redaction of its secrets changes no exit code)', async () => {
+    const out = join(mkdtempSync(join(tmpdir(), 'reconcile-out-')), 'missing-dir', 'findings.csv');
+    const database = `postgres://postgres:Tr0ub4dor-s3cret@127.0.0.1:${await freePort()}/postgres`;
+    const without = await runCli(['reconcile', '--from', DAY, '--out', out], env);
+    const withDatabase = await runCli(['reconcile', '--from', DAY, '--out', out], { ...env, PAYMENTS_DATABASE_URL: database });
+    expect(without.stderr).toContain(`cannot write ${out}`);
+    expect(without.code).toBe(2);
+    expect(withDatabase.stderr).toContain(`cannot write ${out}`);
+    expect(withDatabase.code).toBe(2);
+  });
+
   it('lists exactly the payments whose delivery was lost (exit 1); once reconciled, none (exit 0)', async () => {
     expect(lost.length).toBeGreaterThan(3);
     expect(lost.length).toBeLessThan(20);
