@@ -61,11 +61,12 @@ export class AdaptiveConcurrency {
    * The service throttled a send started in `epoch`, asking for `waitMs` before the next: halve
    * (once per wave of sends: those already in flight when it halved do not halve again), and either
    * pause every send for `waitMs` or, for a rate limit once paced, slow the pace (the throttled send
-   * itself still waits `waitMs`: the runner defers it).
+   * itself still waits `waitMs`: the runner defers it). `limited`: the service said it is a rate
+   * limit (429), not that it is overloaded (503), which pauses every send whatever the pace.
    */
-  throttled(epoch: number, waitMs: number, now = Date.now()): void {
+  throttled(epoch: number, waitMs: number, now = Date.now(), limited = true): void {
     this.#streak = 0;
-    const rateLimit = waitMs >= 1000;
+    const rateLimit = limited && waitMs >= 1000;
     if (!(rateLimit && this.paced)) this.pausedUntil = Math.max(this.pausedUntil, now + waitMs);
     if (epoch !== this.#epoch) return;
     this.#epoch += 1;

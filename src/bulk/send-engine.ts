@@ -394,7 +394,7 @@ export class BatchRun<R extends PayoutCreateParams> {
       const seconds = parseRetryAfter((error as APIError).headers.get('retry-after'));
       waitMs =
         seconds === undefined ? backoffDelay(item.throttles + 1, this.#options.retryBackoff) : Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
-      this.#limiter.throttled(epoch, waitMs);
+      this.#limiter.throttled(epoch, waitMs, Date.now(), status === 429);
     }
     if (isRetryable(error)) {
       item.lastError = error;

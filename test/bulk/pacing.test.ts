@@ -78,4 +78,36 @@ describe('pacing under a rate limit', () => {
     }
     expect([...countByRow(await allPayouts(liveClient(mock))).values()]).toEqual(Array(n).fill(1));
   }, 60_000);
+
+  it('once paced, a 503 that names a wait still pauses every send for it (only a rate limit holds back the throttled row alone)', async () => {
+    const mock = payoutMock({ rateLimit: { requests: 20, perMs: 1000 } });
+    const starts: Array<{ at: number; status: number }> = [];
+    let successesSincePaced = -1;
+    let overloadAt = 0;
+    const client = new PaymentsClient({
+      apiKey: mock.liveApiKey as string,
+      baseUrl: mock.baseUrl,
+      maxRetries: 0,
+      fetch: async (input, init) => {
+        const at = performance.now();
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const response = await mock.fetch(input, init);
+        starts.push({ at, status: response.status });
+        if (response.status === 429 && successesSincePaced < 0) successesSincePaced = 0;
+        else if (response.status === 201 && successesSincePaced >= 0 && ++successesSincePaced === 30) {
+          // Paced by now: the service goes down for 2 s, and says so to the next request.
+          overloadAt = performance.now();
+          mock.injectFault({ status: 503, retryAfter: 2, path: '/payouts' });
+        }
+        return response;
+      },
+    });
+    const summary = await client.payouts.createMany(rows(80), { batchId: 'overload', key: (r) => r.reference, concurrency: 8 }).summary();
+    expect(summary.created).toBe(80);
+    const overload = starts.find((s) => s.status === 503) as { at: number };
+    expect(overloadAt).toBeGreaterThan(0);
+    // Sends that started after the 503 was answered (20 ms after its start), within its Retry-After.
+    const during = starts.filter((s) => s.at > overload.at + 100 && s.at < overload.at + 1900);
+    expect(during).toEqual([]);
+  }, 60_000);
 });
