@@ -3,8 +3,8 @@
  * decrease: halved when the service says it is overloaded (429, 503), and grown by one after a streak
  * of successes, never above the caller's maximum.
  *
- * A throttle that names a wait (`Retry-After` ≥ 1 s) is a rate limit, which fewer sends in flight
- * alone do not respect when answers are fast. The first one pauses every send for its wait, and
+ * A 429 that names a wait (`Retry-After` ≥ 1 s) is a rate limit, which fewer sends in flight
+ * alone do not respect when answers are fast; a 503 (overloaded) always pauses every send. The first one pauses every send for its wait, and
  * from then on sends are also paced, at 95 % of the rate that succeeded over the wait before it. A
  * later one, once paced, lowers the pace by 10 % and pauses only the throttled send: the limit may
  * be shared with other runners (other workers of one batch, other processes on the same API key),
