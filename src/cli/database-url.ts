@@ -4,7 +4,7 @@
  * of the process list, where a flag is visible to every user of the machine. The URL and its
  * password are never printed: an error met while using the database is reported with them redacted.
  */
-import { sanitizeError } from '../internal/redaction.js';
+import { redactSecrets, sanitizeError } from '../internal/redaction.js';
 
 /** The environment variable holding the database URL. */
 export const DATABASE_URL_VARIABLE = 'PAYMENTS_DATABASE_URL';
@@ -50,5 +50,16 @@ function secretsOf(url: string): string[] {
  * a database name that is also the password.
  */
 export function withoutDatabaseSecrets(error: unknown, url: string): unknown {
-  return sanitizeError(error, secretsOf(url));
+  const secrets = secretsOf(url);
+  // An error that holds neither (the service's answer, a network failure) stays as it is: a
+  // redacted copy is a plain Error, which would lose the HTTP status and cause its line shows.
+  return holdsSecret(error, secrets) ? sanitizeError(error, secrets) : error;
+}
+
+/** Whether a string of `value` (its own properties and causes, a few levels deep) holds one of `secrets`. */
+function holdsSecret(value: unknown, secrets: readonly string[], depth = 0): boolean {
+  if (typeof value === 'string') return redactSecrets(value, secrets) !== value;
+  if (typeof value !== 'object' || value === null || depth > 4) return false;
+  const names = value instanceof Error ? ['message', 'stack', 'cause', ...Object.keys(value)] : Object.keys(value);
+  return names.some((name) => holdsSecret((value as Record<string, unknown>)[name], secrets, depth + 1));
 }

@@ -132,6 +132,16 @@ describePostgres('payments-sdk reconcile with a database (PAYMENTS_DATABASE_URL 
     expect(withDatabase.code).toBe(2);
   });
 
+  it('a service error reads the same with a database URL set: its HTTP status stays in the line', async () => {
+    const database = `postgres://postgres:Tr0ub4dor-s3cret@127.0.0.1:${await freePort()}/postgres`;
+    const badKey = { ...env, PAYMENTS_API_KEY: 'sk_test_not_a_key_of_the_mock' };
+    const without = await runCli(['reconcile', '--from', DAY], badKey);
+    const withDatabase = await runCli(['reconcile', '--from', DAY], { ...badKey, PAYMENTS_DATABASE_URL: database });
+    expect(without.stderr).toMatch(/\(HTTP 401\)/);
+    expect(withDatabase.stderr).toBe(without.stderr);
+    expect(withDatabase.code).toBe(without.code);
+  });
+
   it('lists exactly the payments whose delivery was lost (exit 1); once reconciled, none (exit 0)', async () => {
     expect(lost.length).toBeGreaterThan(3);
     expect(lost.length).toBeLessThan(20);
