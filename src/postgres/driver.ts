@@ -84,13 +84,6 @@ export interface SqlDriver {
    * `idle_in_transaction_session_timeout`), should this process stop answering.
    */
   transaction<T>(timeoutMs: number, work: (session: SqlSession) => Promise<T>): Promise<T>;
-  /**
-   * Runs one statement on its own (the server commits it by itself), in one round trip where a
-   * transaction takes three: for work that is one statement. Rejects with
-   * {@link DatabaseTimeoutError} when it takes over `timeoutMs`, connecting included; its connection
-   * is then dropped, and whether the statement took effect is the server's to say.
-   */
-  statement(timeoutMs: number, text: string, params?: readonly unknown[]): Promise<SqlResult>;
 }
 
 /** Creating a table may wait for other sessions' locks: more time than a statement of a feature gets. */
@@ -110,13 +103,12 @@ export async function migrateSchema(driver: SqlDriver, table: string, schema: st
 
 /**
  * The database did not finish in time: the transaction was abandoned and rolled back, unless its
- * COMMIT had already been sent; or the statement run on its own took effect only if the server ran
- * it. The message says which.
+ * COMMIT had already been sent (the message then says so).
  */
 export class DatabaseTimeoutError extends PaymentsError {}
 setName(DatabaseTimeoutError, 'DatabaseTimeoutError');
 
-/** A connection taken for one transaction, or one statement. */
+/** A connection taken for one transaction. */
 interface Connection extends SqlSession {
   /** Gives it back, healthy. */
   done(): void;
@@ -129,10 +121,7 @@ type Opener = () => Promise<Connection>;
 /** Recognises `db` by its shape. Throws, naming what is accepted, for anything else. */
 export function sqlDriver(db: PostgresDatabase, where: string): SqlDriver {
   const open = openerOf(db, where);
-  return {
-    transaction: (timeoutMs, work) => transaction(open, timeoutMs, work),
-    statement: (timeoutMs, text, params) => statement(open, timeoutMs, text, params),
-  };
+  return { transaction: (timeoutMs, work) => transaction(open, timeoutMs, work) };
 }
 
 function openerOf(db: unknown, where: string): Opener {
@@ -289,35 +278,6 @@ async function transaction<T>(open: Opener, timeoutMs: number, work: (session: S
     // is in an unknown state: it is given up, never handed back mid-transaction.
     state = 'over';
     finish(false);
-    throw error;
-  }
-}
-
-async function statement(open: Opener, timeoutMs: number, text: string, params?: readonly unknown[]): Promise<SqlResult> {
-  let over = false;
-  let connection: Connection | undefined;
-  const run = async () => {
-    const opened = await open();
-    if (over) {
-      // Connected only after the deadline: never used, given back as it is.
-      opened.done();
-      throw timedOut();
-    }
-    connection = opened;
-    const result = await opened.query(text, params);
-    connection = undefined;
-    opened.done();
-    return result;
-  };
-  const timedOut = () =>
-    new DatabaseTimeoutError(`The database did not answer within ${timeoutMs} ms: the statement took effect only if the server ran it.`);
-  try {
-    return await withinTime(run(), timeoutMs, timedOut);
-  } catch (error) {
-    // The deadline, a statement error or a broken connection: a connection still held is given up.
-    over = true;
-    connection?.abandon();
-    connection = undefined;
     throw error;
   }
 }

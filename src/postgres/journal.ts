@@ -149,13 +149,14 @@ export function postgresJournal(db: PostgresDatabase, options: PostgresJournalOp
 }
 
 /**
- * One statement, bounded in time: each of the journal's steps is one statement, so none needs a
- * transaction around it. Failures name the journal, never the parameters.
+ * One statement in its own bounded transaction: the server is told the bound too, so a statement
+ * that waits (on a lock, on a frozen disk) ends on the server when the caller gives up on it.
+ * Failures name the journal, never the parameters.
  */
 function statementRunner(driver: SqlDriver) {
   return async (text: string, params: unknown[]) => {
     try {
-      return await driver.statement(STATEMENT_TIMEOUT_MS, text, params);
+      return await driver.transaction(STATEMENT_TIMEOUT_MS, (session) => session.query(text, params));
     } catch (error) {
       throw new PaymentsError('postgresJournal: the database failed.', { cause: error });
     }

@@ -1,8 +1,8 @@
 /**
- * How `postgresJournal` meets the database: each step is one statement on its own (one round trip,
- * no transaction around it), bounded in time like every Postgres statement of the SDK; and a claim of
- * a row already done takes no lock, so it is answered `done` even while another session holds the
- * row, and writes nothing.
+ * How `postgresJournal` meets the database: a claim of a row already done takes no lock, so it is
+ * answered `done` even while another session holds the row, and writes nothing. Each step runs in a
+ * transaction bounded on both sides: given up by the SDK, ended by the server (its statement never
+ * lands later), and its connection serves again once the server answers, on pg and postgres.js.
  */
 import { postgresJournal } from 'payments-sdk/postgres';
 import pg from 'pg';
@@ -77,32 +77,54 @@ describePostgres('postgresJournal statements', () => {
 
   for (const which of ['pg Pool', 'postgres.js'] as const) {
     describe(which, () => {
-      it('one statement on its own commits by itself, in one round trip; a database that does not answer rejects within the bound, and the connection is dropped', async () => {
-        const db = which === 'pg Pool' ? pool : sql;
-        const driver = sqlDriver(db, 'test');
-        await pool.query('CREATE TABLE IF NOT EXISTS statement_runs (n int)');
-        await pool.query('TRUNCATE statement_runs');
-        // No BEGIN around it (a transaction sets its own statement_timeout): the statement is its own
-        // transaction, seen committed at once.
-        const result = await driver.statement(
-          5000,
-          "INSERT INTO statement_runs VALUES ($1) RETURNING n, current_setting('statement_timeout') AS bound",
-          [1],
-        );
-        expect(result).toEqual({ rows: [{ n: 1, bound: '0' }], rowCount: 1 });
-        expect((await pool.query('SELECT count(*)::int AS c FROM statement_runs')).rows[0]).toEqual({ c: 1 });
-        server.pause();
-        const started = performance.now();
+      it('a transaction given up while its statement waits on a lock ends on the server too: the statement never lands later', async () => {
+        const driver = sqlDriver(which === 'pg Pool' ? pool : sql, 'test');
+        await pool.query('CREATE TABLE IF NOT EXISTS locked_runs (n int)');
+        await pool.query('TRUNCATE locked_runs');
+        const holder = await pool.connect();
         try {
-          const error = await driver.statement(300, 'INSERT INTO statement_runs VALUES ($1)', [2]).catch((e: unknown) => e);
+          await holder.query('BEGIN');
+          await holder.query('LOCK TABLE locked_runs IN ACCESS EXCLUSIVE MODE');
+          const started = performance.now();
+          const error = await driver
+            .transaction(300, (session) => session.query('INSERT INTO locked_runs VALUES ($1)', [1]))
+            .catch((e: unknown) => e);
           expect(error).toBeInstanceOf(DatabaseTimeoutError);
-          expect((error as Error).message).toMatch(/did not answer within 300 ms: the statement took effect only if the server ran it/);
           expect(performance.now() - started).toBeLessThan(1500);
+          // Held past the server's own bound for the statement.
+          await new Promise((resolve) => setTimeout(resolve, 400));
         } finally {
-          server.resume();
+          await holder.query('COMMIT');
+          holder.release();
         }
-        // Once it answers again, the same driver works (the abandoned connection is not handed back mid-statement).
-        expect((await driver.statement(5000, 'SELECT count(*)::int AS c FROM statement_runs WHERE n = 1')).rows).toEqual([{ c: 1 }]);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        expect((await pool.query('SELECT count(*)::int AS c FROM locked_runs')).rows[0]).toEqual({ c: 0 });
+        // And the connection serves again.
+        expect(await driver.transaction(5000, (session) => session.query('SELECT $1::int AS n', [7]))).toMatchObject({ rows: [{ n: 7 }] });
+      });
+
+      it('a database that does not answer: the transaction rejects within its bound, and the connection answers again once the server does', async () => {
+        const driver = sqlDriver(which === 'pg Pool' ? pool : sql, 'test');
+        expect(await driver.transaction(5000, (session) => session.query('SELECT 1 AS one'))).toMatchObject({ rows: [{ one: 1 }] });
+        const started = performance.now();
+        const error = await driver
+          .transaction(300, async (session) => {
+            server.pause();
+            return session.query('SELECT $1::int AS n', [2]);
+          })
+          .catch((e: unknown) => e)
+          .finally(() => server.resume());
+        expect(error).toBeInstanceOf(DatabaseTimeoutError);
+        expect(performance.now() - started).toBeLessThan(1500);
+        // On a one-connection postgres.js, the abandoned connection is the one that must answer now,
+        // never hang. The server may have ended that session meanwhile (its own bound ran out while
+        // it was frozen), which the first statement after it may report; then it reconnects.
+        const outcomes: unknown[] = [];
+        for (let i = 0; i < 3; i++) {
+          outcomes.push(await driver.transaction(2000, (session) => session.query('SELECT $1::int AS n', [i])).catch((e: unknown) => e));
+        }
+        expect(outcomes.filter((o) => o instanceof DatabaseTimeoutError)).toEqual([]);
+        expect(outcomes[2]).toMatchObject({ rows: [{ n: 2 }] });
       });
     });
   }
