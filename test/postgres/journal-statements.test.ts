@@ -10,23 +10,15 @@ import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BulkClaimRequest } from '../../src/bulk/journal.js';
 import { DatabaseTimeoutError, sqlDriver } from '../../src/postgres/driver.js';
+import { claimRequest } from '../helpers/bulk.js';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
 
 let server: PostgresServer;
 let pool: pg.Pool;
 let sql: ReturnType<typeof postgres>;
 
-const request = (over: Partial<BulkClaimRequest> = {}): BulkClaimRequest => ({
-  batchId: 'b',
-  rowKey: 'emp-1',
-  idempotencyKey: 'bulk1_k',
-  index: 1,
-  owner: 'A',
-  now: 1_000_000,
-  leaseMs: 30_000,
-  sentBefore: 0,
-  ...over,
-});
+/** A claim whose lease outlasts the test: only the lock decides. */
+const request = (over: Partial<BulkClaimRequest> = {}): BulkClaimRequest => claimRequest({ leaseMs: 30_000, ...over });
 
 describePostgres('postgresJournal statements', () => {
   beforeAll(async () => {
