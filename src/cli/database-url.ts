@@ -22,17 +22,23 @@ export function databaseUrlFrom(flag: string | undefined): DatabaseUrl | undefin
   return fromEnvironment ? { url: fromEnvironment, source: DATABASE_URL_VARIABLE } : undefined;
 }
 
-/** What of `url` must never be printed: the URL itself and its password, as written and decoded. */
+/**
+ * What of `url` must never be printed: the URL itself and its passwords, as written and decoded: the
+ * one after `user:`, and a `password` query parameter (Postgres URLs take both).
+ */
 function secretsOf(url: string): string[] {
   const secrets = [url];
-  let password: string | undefined;
+  const passwords: string[] = [];
   try {
-    password = new URL(url).password;
+    const parsed = new URL(url);
+    passwords.push(parsed.password);
+    // Already decoded by the parser; as written too, when it appears so.
+    for (const value of parsed.searchParams.getAll('password')) secrets.push(value, encodeURIComponent(value));
   } catch {
     // Not a URL the WHATWG parser takes: read the password between `user:` and the last `@`.
-    password = /^[^:]+:\/\/[^/?#]*?:(.*)@[^@]*$/.exec(url)?.[1];
+    passwords.push(/^[^:]+:\/\/[^/?#]*?:(.*)@[^@]*$/.exec(url)?.[1] ?? '');
   }
-  if (password) {
+  for (const password of passwords.filter(Boolean)) {
     secrets.push(password);
     try {
       secrets.push(decodeURIComponent(password));
