@@ -16,10 +16,17 @@ export class ChangeSignal {
     this.notify();
   }
 
-  /** Resolves at the next `notify()`, or after `ms` milliseconds when given, whichever comes first. */
+  /**
+   * Resolves at the next `notify()`, or after `ms` milliseconds when given, whichever comes first.
+   * The timer ends with the wait: a run that stops during a long `Retry-After` does not keep the
+   * process alive until it would have fired.
+   */
   wait(ms?: number): Promise<void> {
-    return ms === undefined
-      ? this.#changed
-      : Promise.race([this.#changed, new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)))]);
+    if (ms === undefined) return this.#changed;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const elapsed = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, Math.max(0, ms));
+    });
+    return Promise.race([this.#changed, elapsed]).finally(() => clearTimeout(timer));
   }
 }

@@ -6,7 +6,7 @@
  * waiting for the pace.
  */
 import { memoryJournal, PaymentsClient } from 'payments-sdk';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { AdaptiveConcurrency } from '../../src/bulk/concurrency.js';
 import { allPayouts, countByRow, liveClient, payoutMock, rows } from '../helpers/bulk.js';
 
@@ -110,4 +110,51 @@ describe('pacing under a rate limit', () => {
     const during = starts.filter((s) => s.at > overload.at + 100 && s.at < overload.at + 1900);
     expect(during).toEqual([]);
   }, 60_000);
+
+  it('a run stopped during a long Retry-After ends at once and leaves no timer behind', async () => {
+    const mock = payoutMock();
+    const client = new PaymentsClient({ apiKey: mock.liveApiKey as string, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
+    // Timers of 10 s or more started during the run, until they fire or are cleared.
+    const pending = new Set<unknown>();
+    const setTimer = globalThis.setTimeout;
+    const clearTimer = globalThis.clearTimeout;
+    const setSpy = vi.spyOn(globalThis, 'setTimeout').mockImplementation(((fn: () => void, ms?: number) => {
+      const handle = setTimer(() => {
+        pending.delete(handle);
+        fn();
+      }, ms);
+      if ((ms ?? 0) >= 10_000) pending.add(handle);
+      return handle;
+    }) as typeof setTimeout);
+    const clearSpy = vi.spyOn(globalThis, 'clearTimeout').mockImplementation(((handle?: Parameters<typeof clearTimeout>[0]) => {
+      pending.delete(handle);
+      clearTimer(handle);
+    }) as typeof clearTimeout);
+    try {
+      mock.injectFault({ status: 503, retryAfter: 50, path: '/payouts' });
+      const controller = new AbortController();
+      const batch = client.payouts.createMany(rows(5), {
+        batchId: 'stopped-paused',
+        key: (r) => r.reference,
+        concurrency: 1,
+        signal: controller.signal,
+      });
+      const stopped = (async () => {
+        for await (const _ of batch) break;
+      })();
+      // The first send is answered 503 with Retry-After: 50; every send then waits for it.
+      await new Promise((resolve) => setTimer(resolve, 200));
+      expect(pending.size).toBeGreaterThan(0);
+      const started = performance.now();
+      controller.abort();
+      await stopped;
+      await batch.summary().catch(() => {});
+      expect(performance.now() - started).toBeLessThan(1000);
+      expect(pending.size).toBe(0);
+    } finally {
+      setSpy.mockRestore();
+      clearSpy.mockRestore();
+      for (const handle of pending) clearTimer(handle as Parameters<typeof clearTimeout>[0]);
+    }
+  });
 });
