@@ -3,13 +3,14 @@
  * decrease: halved when the service says it is overloaded (429, 503), and grown by one after a streak
  * of successes, never above the caller's maximum.
  *
- * A 429 that names a wait (`Retry-After` ≥ 1 s) is a rate limit, which fewer sends in flight
- * alone do not respect when answers are fast; a 503 (overloaded) always pauses every send. The first one pauses every send for its wait, and
- * from then on sends are also paced, at 95 % of the rate that succeeded over the wait before it. A
- * later one, once paced, lowers the pace by 10 % and pauses only the throttled send: the limit may
- * be shared with other runners (other workers of one batch, other processes on the same API key),
- * and a runner that stopped everything for a second at each of their throttles would leave its share
- * unused. The pace rises by 1 % each second without a throttle, to find the limit again.
+ * A 429 that names a wait (`Retry-After` ≥ 1 s) is a rate limit, which fewer sends in flight alone
+ * do not respect when answers are fast. The first one pauses every send for its wait, and from then
+ * on sends are also paced, at 95 % of the rate that succeeded over the wait before it. A later one,
+ * once paced, lowers the pace by 10 % and pauses only the throttled send: the limit may be shared
+ * with other runners (other workers of one batch, other processes on the same API key), and a runner
+ * that stopped everything for a second at each of their throttles would leave its share unused. The
+ * pace rises by 1 % each second without a throttle, to find the limit again. A 503 (overloaded)
+ * always pauses every send for its wait.
  */
 export class AdaptiveConcurrency {
   /** Sends allowed in flight now. */
