@@ -1,32 +1,11 @@
 /** Runs test/bulk/child.ts (or another script of test/bulk) in child processes: bundled once by esbuild, read line by line. */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { bundleScript } from '../helpers/bundle-script.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
-/**
- * Bundles the child script. Packages stay external and the bundle lives under node_modules/.cache,
- * so `redis` and `ioredis` resolve from the project's node_modules.
- */
-export async function bundleChild(script = 'child.ts'): Promise<{ file: string; cleanup(): Promise<void> }> {
-  const cache = join(ROOT, 'node_modules', '.cache');
-  await mkdir(cache, { recursive: true });
-  const dir = await mkdtemp(join(cache, 'bulk-child-'));
-  const file = join(dir, 'child.mjs');
-  await build({
-    entryPoints: [join(ROOT, 'test/bulk', script)],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    outfile: file,
-    logLevel: 'error',
-  });
-  return { file, cleanup: () => rm(dir, { recursive: true, force: true }) };
+/** Bundles the child script (test/bulk/child.ts, or another script of test/bulk) for plain Node. */
+export function bundleChild(script = 'child.ts'): Promise<{ file: string; cleanup(): Promise<void> }> {
+  return bundleScript(`test/bulk/${script}`);
 }
 
 /** A running child: its result lines as they come, and its end. */

@@ -4,22 +4,17 @@
  * (SIGKILL) while `onEvent` is inside its transaction leaves nothing, and the redelivery runs it once.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { postgresInbox } from 'payments-sdk/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bundleScript } from '../helpers/bundle-script.js';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
 import { deliveryHeaders, eventBody, SECRET } from '../helpers/webhook-deliveries.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
 let server: PostgresServer;
 let admin: pg.Pool;
-let bundle: { file: string; dir: string };
+let bundle: { file: string; cleanup(): Promise<void> };
 const children = new Set<ChildProcess>();
 
 interface Endpoint {
@@ -68,26 +63,13 @@ describePostgres('postgresInbox across processes', () => {
     server = await startPostgresServer();
     admin = new pg.Pool({ connectionString: server.url, max: 2 });
     await admin.query('CREATE TABLE effects (n serial PRIMARY KEY, event_id text NOT NULL, pid int NOT NULL)');
-    const cache = join(ROOT, 'node_modules', '.cache');
-    await mkdir(cache, { recursive: true });
-    const dir = await mkdtemp(join(cache, 'inbox-child-'));
-    const file = join(dir, 'child.mjs');
-    await build({
-      entryPoints: [join(ROOT, 'test/postgres/inbox-child.ts')],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      packages: 'external',
-      outfile: file,
-      logLevel: 'error',
-    });
-    bundle = { file, dir };
+    bundle = await bundleScript('test/postgres/inbox-child.ts');
   }, 60_000);
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
     await admin?.end();
     await server?.stop();
-    if (bundle) await rm(bundle.dir, { recursive: true, force: true });
+    await bundle?.cleanup();
   });
   beforeEach(async () => {
     await admin.query('DROP TABLE IF EXISTS payments_inbox');
