@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { PaymentsClient } from 'payments-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createCharge } from '../helpers/reconcile.js';
 import { CliProcess, childEnv, cliPath, collect, runCli, WebhookEndpoint } from './support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-reconcile-'));
@@ -60,9 +61,7 @@ describe('payments-sdk mock --drop-deliveries, then payments-sdk reconcile', () 
     endpoint.secret = ready.webhookSecret as string;
     env = { PAYMENTS_API_KEY: ready.sandboxKey as string, PAYMENTS_BASE_URL: ready.baseUrl as string };
     client = new PaymentsClient({ apiKey: env.PAYMENTS_API_KEY, baseUrl: env.PAYMENTS_BASE_URL });
-    for (let i = 0; i < CHARGES; i++) {
-      await client.payments.create({ amount: 1000 + i, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' });
-    }
+    for (let i = 0; i < CHARGES; i++) await createCharge(client, i);
     // Every charge settles at once; its first attempt is either received or lost.
     const deadline = Date.now() + 15_000;
     while (mock.json().filter((l) => l.type === 'delivery' && l.attempt === 1).length < CHARGES && Date.now() < deadline) {

@@ -3,18 +3,17 @@
  * decided on the testing kit (every `failEvery`-th fails, the others succeed), then every delivery
  * retry the kit has run to its end, so that an event not delivered by then was lost for good.
  */
-import type { PaymentsClient } from 'payments-sdk';
+import type { Payment, PaymentsClient } from 'payments-sdk';
 import type { MockService } from 'payments-sdk/testing';
+
+/** The `i`-th direct charge of a test: 1000 + i XOF from an Orange Senegal number. */
+export function createCharge(client: PaymentsClient, i: number): Promise<Payment> {
+  return client.payments.create({ amount: 1000 + i, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' });
+}
 
 export async function decidePayments(client: PaymentsClient, mock: MockService, count: number, failEvery: number): Promise<void> {
   for (let i = 0; i < count; i++) {
-    const payment = await client.payments.create({
-      amount: 1000 + i,
-      currency: 'XOF',
-      country: 'SEN',
-      provider: 'orange',
-      phone: '221771234567',
-    });
+    const payment = await createCharge(client, i);
     if (i % failEvery === failEvery - 1) await mock.failPayment(payment.uuid);
     else await mock.settlePayment(payment.uuid);
   }

@@ -7,6 +7,7 @@ import { SpanStatusCode } from '@opentelemetry/api';
 import { PaymentsClient, type ReconcileFinding } from 'payments-sdk';
 import { createMockService } from 'payments-sdk/testing';
 import { describe, expect, it } from 'vitest';
+import { createCharge } from '../helpers/reconcile.js';
 import { otelHarness, parentOf } from './otel.js';
 
 const otel = otelHarness();
@@ -19,13 +20,7 @@ async function shop() {
   const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, telemetry: otel.telemetry });
   const uuids: string[] = [];
   for (let i = 0; i < 5; i++) {
-    const payment = await client.payments.create({
-      amount: 1000 + i,
-      currency: 'XOF',
-      country: 'SEN',
-      provider: 'orange',
-      phone: '221771234567',
-    });
+    const payment = await createCharge(client, i);
     uuids.push(payment.uuid);
   }
   await mock.settlePayment(uuids[0] as string);
