@@ -6,8 +6,7 @@
  */
 import { APIError, IdempotencyConflictError, PaymentsError } from '../core/errors.js';
 import { HOUR_MS } from '../internal/durations.js';
-import { parseRetryAfter } from '../internal/retry-after.js';
-import { backoffDelay, isRetryable, MAX_RETRY_AFTER_MS } from '../internal/transport.js';
+import { backoffDelay, isRetryable, retryDelay } from '../internal/transport.js';
 import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
 import { ChangeSignal } from './change-signal.js';
 import { AdaptiveConcurrency } from './concurrency.js';
@@ -389,13 +388,8 @@ export class BatchRun<R extends PayoutCreateParams> {
     if (error instanceof IdempotencyConflictError) return this.#settle(item, 'conflict', { error });
     const status = error instanceof APIError ? error.status : 0;
     const throttle = status === 429 || status === 503;
-    let waitMs = 0;
-    if (throttle) {
-      const seconds = parseRetryAfter((error as APIError).headers.get('retry-after'));
-      waitMs =
-        seconds === undefined ? backoffDelay(item.throttles + 1, this.#options.retryBackoff) : Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
-      this.#limiter.throttled(epoch, waitMs, Date.now(), status === 429);
-    }
+    const waitMs = throttle ? retryDelay(error, item.throttles + 1, this.#options.retryBackoff) : 0;
+    if (throttle) this.#limiter.throttled(epoch, waitMs, Date.now(), status === 429);
     if (isRetryable(error)) {
       item.lastError = error;
       // Only a rate limit says the request was not processed; the others leave it unknown.

@@ -77,8 +77,11 @@ export function backoffDelay(attempt: number, backoff: RetryBackoff = {}, random
   return exponential * (0.5 + random() / 2);
 }
 
-/** The wait before retry number `retry` (1-based) after `error`: its `Retry-After` (capped), else the backoff. */
-function retryDelay(error: unknown, retry: number, backoff: RetryBackoff): number {
+/**
+ * The wait before retry number `retry` (1-based) after `error`: its `Retry-After` (capped), else the
+ * backoff. Shared by the client's retries and the bulk payout runner's.
+ */
+export function retryDelay(error: unknown, retry: number, backoff?: RetryBackoff): number {
   const seconds = error instanceof APIError ? parseRetryAfter(error.headers.get('retry-after')) : undefined;
   return seconds === undefined ? backoffDelay(retry, backoff) : Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
 }
