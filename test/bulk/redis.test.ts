@@ -13,7 +13,7 @@ import { createClient } from 'redis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allPayouts, liveClient, payoutMock } from '../helpers/bulk.js';
 import { expectOnePayoutPerRow, servedFaultyMock, workerEnv } from '../helpers/bulk-workers.js';
-import { journalContract } from '../helpers/journal-contract.js';
+import { journalContract, lateOutcomeContract } from '../helpers/journal-contract.js';
 import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
 import { type FaultProxy, startFaultProxy } from './fault-proxy.js';
 import { bundleChild, runChild } from './processes.js';
@@ -44,6 +44,7 @@ describeRedis('redisJournal', () => {
   for (const which of ['node-redis', 'ioredis'] as const) {
     describe(which, () => {
       journalContract(async (name) => redisJournal(which === 'ioredis' ? io : node, { prefix: `${which}:${name}:` }));
+      lateOutcomeContract(async (name) => redisJournal(which === 'ioredis' ? io : node, { prefix: `${which}:${name}:` }));
     });
   }
 

@@ -135,8 +135,13 @@ export function lateOutcomeContract(journal: (name: string) => Promise<BulkJourn
     const j = await journal('stale');
     await j.claim(request({ leaseMs: 50 }));
     await sleep(150);
-    // A stopped answering; B takes the row over and records the service's refusal.
+    // A stopped answering; B takes the row over.
     expect((await j.claim(request({ owner: 'B' }))).state).toBe('claimed');
+    // A's late answer while B holds the row: nothing recorded, B's lease kept.
+    await j.settle('b', 'emp-1', 'A', { status: 'created', at: 1, payout: { id: 'po_old' } });
+    expect((await j.claim(request({ owner: 'C' }))).state).toBe('busy');
+    expect((await j.read('b', ['emp-1']))[0]?.outcome).toBeUndefined();
+    // B records the service's refusal.
     await j.settle('b', 'emp-1', 'B', retryableRefusal);
     // A rerun with retryFailed sends the row again under a new key, and it is paid.
     expect((await j.claim(request({ owner: 'C', retry: { generation: 1, idempotencyKey: 'bulk1_r1' } }))).state).toBe('claimed');
@@ -145,5 +150,10 @@ export function lateOutcomeContract(journal: (name: string) => Promise<BulkJourn
     await j.settle('b', 'emp-1', 'A', retryableRefusal);
     expect((await j.read('b', ['emp-1']))[0]).toMatchObject({ idempotencyKey: 'bulk1_r1', outcome: { status: 'created' } });
     expect((await j.claim(request({ owner: 'D', retry: { generation: 2, idempotencyKey: 'bulk1_r2' } }))).state).toBe('done');
+    // A runner whose lease ended, with no other claim since, still records its own outcome.
+    await j.claim(request({ rowKey: 'emp-2', leaseMs: 50 }));
+    await sleep(150);
+    await j.settle('b', 'emp-2', 'A', { status: 'created', at: 3, payout: { id: 'po_2' } });
+    expect((await j.read('b', ['emp-2']))[0]?.outcome).toMatchObject({ payout: { id: 'po_2' } });
   });
 }
