@@ -61,13 +61,13 @@ export { Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
 export type {
   MissedPaymentFinding,
   PaymentFinalEventType,
+  ReconciledPaymentEvent,
   ReconcileFinding,
-  ReconcileInbox,
   ReconcileOptions,
   ReconcileProgress,
   ReconcileWindow,
   ReconcileWithCheck,
-  ReconcileWithInbox,
+  ReconcileWithStore,
   StalePaymentFinding,
 } from './core/reconcile.js';
 export type {
@@ -112,33 +112,3 @@ export type { Payout, PayoutCreateParams, PayoutDestination, PayoutListParams } 
 export { readField } from './schemas/read-field.js';
 export type { Wallet } from './schemas/wallet.js';
 export { VERSION } from './version.js';
-export {
-  type D1DedupeStoreOptions,
-  DedupeStoreFullError,
-  d1DedupeStore,
-  expressWebhook,
-  type KnownWebhookEventType,
-  type MemoryDedupeStoreOptions,
-  memoryDedupeStore,
-  type NodeWebhookRequest,
-  type NodeWebhookResponse,
-  type PaymentEventType,
-  type PaymentWebhookEvent,
-  type PayoutEventType,
-  type PayoutWebhookEvent,
-  type RawPayload,
-  type RedisDedupeStoreOptions,
-  redisDedupeStore,
-  signWebhookPayload,
-  type UnknownWebhookEvent,
-  type VerifyWebhookInput,
-  verifyWebhook,
-  type WebhookDedupeStore,
-  type WebhookErrorInfo,
-  type WebhookEvent,
-  type WebhookEventHandlers,
-  type WebhookEventOf,
-  type WebhookHandlerOptions,
-  type WebhookHeaders,
-  webhookHandler,
-} from './webhooks/index.js';

@@ -7,6 +7,8 @@
  */
 
 import { readAhead } from '../internal/read-ahead.js';
+import { handleOnce, storeCall } from '../stores/handle-once.js';
+import { type Store, storeKey } from '../stores/store.js';
 import { isSendableDate } from '../schemas/list-params.js';
 import type { Payment, PaymentListParams } from '../schemas/payment.js';
 import { InvalidParamsError, PaymentsError, type ValidationIssue } from './errors.js';
@@ -17,16 +19,6 @@ import { errorTypeOf, type ReconcileObserver, type Telemetry } from './telemetry
 /** The event a payment's final status is announced with. */
 export type PaymentFinalEventType = 'payment.succeeded' | 'payment.failed';
 
-/**
- * What reconciliation asks an inbox: which of these payments' final events it recorded.
- * The Postgres inbox of `payments-sdk/postgres` implements it; any store that records the payment
- * (`resourceId`) and event type of every event it handled can.
- */
-export interface ReconcileInbox {
-  /** Resolves the `resourceId`s (payment uuids) of the given pairs whose event of that type is recorded. One call per page. */
-  handledPayments(keys: ReadonlyArray<{ resourceId: string; type: PaymentFinalEventType }>): Promise<ReadonlySet<string>>;
-}
-
 /** A payment whose final status was never handled: its event was lost, or is still being retried. */
 export interface MissedPaymentFinding {
   kind: 'missed';
@@ -34,6 +26,26 @@ export interface MissedPaymentFinding {
   payment: Payment;
   /** The event that announces its status, which was expected and never handled. */
   expectedEvent: PaymentFinalEventType;
+  /**
+   * Given `onEvent`: `true` once it handled the payment through the store (now, or by a delivery that
+   * arrived meanwhile), `false` when it threw or the store failed (`error` says which; the next run
+   * tries again). Absent without `onEvent`.
+   */
+  handled?: boolean;
+  /** Why `handled` is `false`. */
+  error?: unknown;
+}
+
+/**
+ * The made-up event `onEvent` receives for a missed payment: the payment as the service lists it now,
+ * under the id `reconciled:<uuid>:<type>`. `reconciled: true` is set by the SDK only; a delivery that
+ * carries it is an ordinary event.
+ */
+export interface ReconciledPaymentEvent {
+  id: string;
+  type: PaymentFinalEventType;
+  data: Payment;
+  reconciled: true;
 }
 
 /** A payment still `pending` (or `processing`) longer than `stalePendingAfter` after it was created. */
@@ -77,10 +89,20 @@ export interface ReconcileWindow {
   onProgress?: (progress: ReconcileProgress) => void;
 }
 
-/** Reconciliation against an inbox that records each handled event's payment and type. */
-export interface ReconcileWithInbox extends ReconcileWindow {
-  /** Asked once per page which of its payments' final events were recorded. */
-  inbox: ReconcileInbox;
+/**
+ * Reconciliation against the store the webhook endpoint records its deliveries in (the same
+ * `store`): a payment is handled when its final event is recorded there, by a delivery or by an
+ * earlier reconciliation.
+ */
+export interface ReconcileWithStore<Context = undefined, Effects = unknown> extends ReconcileWindow {
+  /** The webhook endpoint's store (see `payments-sdk/stores`). */
+  store: Store<Context, Effects>;
+  /**
+   * Handles each missed payment through the store exactly once, as the webhook endpoint would (in
+   * the same transaction, with a transactional store), with a {@link ReconciledPaymentEvent}. A late
+   * original delivery of the same payment then finds it handled, and the other way round.
+   */
+  onEvent?: (event: ReconciledPaymentEvent, context: NoInfer<Context>) => NoInfer<Effects> | Promise<NoInfer<Effects>>;
   isHandled?: undefined;
 }
 
@@ -91,11 +113,12 @@ export interface ReconcileWithCheck extends ReconcileWindow {
    * at once or with a promise; the payments of a page are asked together.
    */
   isHandled: (payment: Payment) => boolean | Promise<boolean>;
-  inbox?: undefined;
+  store?: undefined;
+  onEvent?: undefined;
 }
 
-/** Options of `client.payments.reconcile()`: the window, and either `inbox` or `isHandled`. */
-export type ReconcileOptions = ReconcileWithInbox | ReconcileWithCheck;
+/** Options of `client.payments.reconcile()`: the window, and either `store` (and `onEvent`) or `isHandled`. */
+export type ReconcileOptions<Context = undefined, Effects = unknown> = ReconcileWithStore<Context, Effects> | ReconcileWithCheck;
 
 /** The list call reconciliation reads through (`client.payments.list`). @internal */
 export type ListPayments = (params: PaymentListParams, options?: RequestOptions) => PagePromise<Payment>;
@@ -128,23 +151,24 @@ function readBound(value: unknown, name: 'from' | 'to', issues: ValidationIssue[
 }
 
 /** The checked options, or one {@link InvalidParamsError} naming every bad one. */
-function checkOptions(options: ReconcileOptions) {
+function checkOptions(options: ReconcileOptions<unknown, unknown>) {
   const issues: ValidationIssue[] = [];
-  const { inbox, isHandled, onProgress, stalePendingAfter: stale = DEFAULT_STALE_PENDING_AFTER_MS } = options ?? {};
+  const { store, isHandled, onEvent, onProgress, stalePendingAfter: stale = DEFAULT_STALE_PENDING_AFTER_MS } = options ?? {};
   const from = readBound(options?.from, 'from', issues);
   const to = options?.to === undefined ? undefined : readBound(options.to, 'to', issues);
   if (from && to && (to.instant ?? Date.parse(`${to.filter}T23:59:59.999Z`)) < (from.instant ?? Date.parse(from.filter)))
     issues.push({ path: ['to'], message: 'must not be before from' });
   if (!(stale >= 0 && stale < Number.POSITIVE_INFINITY))
     issues.push({ path: ['stalePendingAfter'], message: `must be milliseconds ≥ 0, got ${String(stale)}` });
-  if (inbox && isHandled) issues.push({ path: ['inbox'], message: 'give inbox or isHandled, not both' });
-  else if (inbox ? typeof inbox.handledPayments !== 'function' : typeof isHandled !== 'function')
+  if (store && isHandled) issues.push({ path: ['store'], message: 'give store or isHandled, not both' });
+  else if (store ? typeof store.read !== 'function' || typeof store.claim !== 'function' : typeof isHandled !== 'function')
     issues.push({
-      path: [inbox ? 'inbox' : 'isHandled'],
-      message: inbox ? 'must have handledPayments(keys)' : 'must be a function, or give an inbox',
+      path: [store ? 'store' : 'isHandled'],
+      message: store ? 'must be a Store from payments-sdk/stores' : 'must be a function, or give a store',
     });
+  if (onEvent !== undefined && typeof onEvent !== 'function') issues.push({ path: ['onEvent'], message: 'must be a function' });
   if (issues.length > 0 || !from) throw new InvalidParamsError(issues, 'reconcile options');
-  return { from, to, stale, inbox, isHandled, onProgress };
+  return { from, to, stale, store, isHandled, onEvent, onProgress };
 }
 
 /** Whether a payment's `created_at` lies inside the bounds given as instants (a date bound is the service's to apply). */
@@ -162,16 +186,33 @@ async function handledByCheck(payments: readonly Payment[], isHandled: Reconcile
   return new Set(payments.filter((_, i) => answers[i] === true).map((payment) => payment.uuid));
 }
 
-/** The uuids the inbox says it recorded, checked to be a set: a wrong answer would report every payment. */
-async function handledByInbox(
+/** The uuids of `payments` whose final event `type` the store recorded: one read per page. */
+async function handledInStore(
   payments: readonly Payment[],
   type: PaymentFinalEventType,
-  inbox: ReconcileInbox,
+  store: Store<unknown, unknown>,
 ): Promise<ReadonlySet<string>> {
-  const handled = await inbox.handledPayments(payments.map((payment) => ({ resourceId: payment.uuid, type })));
-  if (typeof (handled as Partial<ReadonlySet<string>> | null)?.has !== 'function')
-    throw new PaymentsError('inbox.handledPayments() must resolve to a Set of uuids.');
-  return handled;
+  const records = await storeCall(store, 'read', () => store.read(payments.map((payment) => storeKey('payment', payment.uuid, type))));
+  return new Set(payments.filter((_, i) => records[i]?.settled === true).map((payment) => payment.uuid));
+}
+
+/** Handles one missed payment through the store with its made-up event; never throws. */
+async function handleMissed(
+  finding: MissedPaymentFinding,
+  store: Store<unknown, unknown>,
+  onEvent: NonNullable<ReconcileWithStore<unknown, unknown>['onEvent']>,
+): Promise<MissedPaymentFinding> {
+  const { payment, expectedEvent: type } = finding;
+  const event: ReconciledPaymentEvent = { id: `reconciled:${payment.uuid}:${type}`, type, data: payment, reconciled: true };
+  const result = await handleOnce(store, storeKey('payment', payment.uuid, type), (context) => onEvent(event, context), {
+    event_id: event.id,
+    type,
+    at: new Date().toISOString(),
+    reconciled: true,
+  });
+  // 409: a delivery of the same payment is being handled right now; the next run finds it recorded.
+  if (result.status === 200) return { ...finding, handled: true };
+  return { ...finding, handled: false, error: result.error };
 }
 
 /**
@@ -183,7 +224,7 @@ async function handledByInbox(
  */
 export function reconcilePayments(
   list: ListPayments,
-  options: ReconcileOptions,
+  options: ReconcileOptions<unknown, unknown>,
   requestOptions?: RequestOptions,
   telemetry?: Telemetry,
 ): AsyncGenerator<ReconcileFinding, void, undefined> {
@@ -246,7 +287,7 @@ async function* walk(
   observer?: ReconcileObserver,
   progress: ReconcileProgress = { read: 0, total: 0, missed: 0, stale: 0 },
 ): AsyncGenerator<ReconcileFinding, void, undefined> {
-  const { from, to, stale, inbox, isHandled, onProgress } = checked;
+  const { from, to, stale, store, isHandled, onEvent, onProgress } = checked;
   const params = (status: string): PaymentListParams => ({
     status,
     from: from.filter,
@@ -271,13 +312,14 @@ async function* walk(
   for (const [status, expectedEvent] of FINAL_STATUSES) {
     for await (const payments of pagesOf(status)) {
       if (payments.length > 0) {
-        const handled = inbox
-          ? await handledByInbox(payments, expectedEvent, inbox)
+        const handled = store
+          ? await handledInStore(payments, expectedEvent, store)
           : await handledByCheck(payments, isHandled as ReconcileWithCheck['isHandled']);
         for (const payment of payments) {
           if (handled.has(payment.uuid)) continue;
           progress.missed += 1;
-          yield { kind: 'missed', payment, expectedEvent };
+          const finding: MissedPaymentFinding = { kind: 'missed', payment, expectedEvent };
+          yield store && onEvent ? await handleMissed(finding, store, onEvent) : finding;
         }
       }
       onProgress?.({ ...progress });

@@ -63,20 +63,29 @@ export class Payments extends APIResource {
   /**
    * Finds the payments of a window whose final status was never handled, and those stuck unsettled:
    * an async iterator of findings. `{ kind: 'missed', payment, expectedEvent }` for each `succeeded`
-   * or `failed` payment that `inbox` did not record (or `isHandled` answers `false` for), then
+   * or `failed` payment whose final event `store` did not record (or `isHandled` answers `false`
+   * for), handled at once through the store when `onEvent` is given, then
    * `{ kind: 'stale', payment }` for each payment still `pending` or `processing` more than
    * `stalePendingAfter` (default 30 minutes) after it was created. It lists only those statuses,
    * within `from`/`to`, each page once: memory stays flat over any window. Bad options throw an
    * `InvalidParamsError` at once, before any request. See docs/reconciliation.md.
    *
    * ```ts
-   * for await (const finding of client.payments.reconcile({ from: '2026-11-24', to: '2026-11-24', isHandled })) {
-   *   console.log(finding.kind, finding.payment.uuid, finding.expectedEvent);
+   * for await (const finding of client.payments.reconcile({ from: '2026-11-24', to: '2026-11-24', store, onEvent })) {
+   *   console.log(finding.kind, finding.payment.uuid, finding.expectedEvent, finding.handled);
    * }
    * ```
    */
-  reconcile(options: ReconcileOptions, requestOptions?: RequestOptions): AsyncGenerator<ReconcileFinding, void, undefined> {
-    return reconcilePayments((params, listOptions) => this.list(params, listOptions), options, requestOptions, this._client.telemetry);
+  reconcile<Context = undefined, Effects = unknown>(
+    options: ReconcileOptions<Context, Effects>,
+    requestOptions?: RequestOptions,
+  ): AsyncGenerator<ReconcileFinding, void, undefined> {
+    return reconcilePayments(
+      (params, listOptions) => this.list(params, listOptions),
+      options as ReconcileOptions<unknown, unknown>,
+      requestOptions,
+      this._client.telemetry,
+    );
   }
 
   /**

@@ -10,11 +10,8 @@ import {
   concat,
   consumedBodyMessage,
   createWebhookCore,
-  type WebhookDedupeHandlerOptions,
   type WebhookHandlerOptions,
-  type WebhookInboxHandlerOptions,
 } from './handler.js';
-import type { WebhookInboxContext } from './inbox.js';
 import { rawBytes } from './sign.js';
 
 /**
@@ -53,29 +50,17 @@ export interface NodeWebhookResponse {
  * ```ts
  * app.post('/webhooks', expressWebhook({ secret: process.env.PAYMENTS_WEBHOOK_SECRET, onEvent }));
  * http.createServer(expressWebhook({ secret, onEvent })).listen(3000);
+ * app.post('/webhooks', expressWebhook({ secret, store: postgresStore(pool), onEvent: async (event, { tx }) => record(tx, event) }));
  * ```
  * It reads the raw body from the request itself, or takes it from `express.raw()` (a Buffer in
  * `req.body`) or a `req.rawBody`. When `express.json()` already parsed the body, the signed bytes
  * are gone: the delivery is answered 400 with the way to fix the route.
  */
-export function expressWebhook(options: WebhookDedupeHandlerOptions): (req: NodeWebhookRequest, res: NodeWebhookResponse) => Promise<void>;
-/**
- * The same endpoint with an `inbox` (`postgresInbox(db)` from `payments-sdk/postgres`): each event is
- * recorded and handled in one transaction, which `onEvent` receives as `{ tx }`.
- *
- * ```ts
- * app.post('/webhooks', expressWebhook({ inbox, onEvent: async (event, { tx }) => recordPayment(tx, event) }));
- * ```
- */
-export function expressWebhook<Context = WebhookInboxContext>(
-  options: WebhookInboxHandlerOptions<Context>,
-): (req: NodeWebhookRequest, res: NodeWebhookResponse) => Promise<void>;
-/** Either form of the options, for code that passes them through (a framework adapter, say). */
-export function expressWebhook<Context = WebhookInboxContext>(
-  options: WebhookHandlerOptions<Context>,
+export function expressWebhook<Context = undefined, Effects = unknown>(
+  options: WebhookHandlerOptions<Context, Effects>,
 ): (req: NodeWebhookRequest, res: NodeWebhookResponse) => Promise<void>;
 export function expressWebhook(
-  options: WebhookHandlerOptions<unknown>,
+  options: WebhookHandlerOptions<unknown, unknown>,
 ): (req: NodeWebhookRequest, res: NodeWebhookResponse) => Promise<void> {
   const core = createWebhookCore(options, 'expressWebhook');
   return async (req, res) => {

@@ -9,8 +9,9 @@ import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
 import { errorTypeOf, type Telemetry, type TelemetryWebhookResult } from '../core/telemetry.js';
 import { readCapped } from '../internal/capped-stream.js';
 import { missingSettingMessage, readEnv } from '../internal/runtime.js';
-import { sharedMemoryDedupeStore, type WebhookDedupeStore } from './dedupe.js';
-import { dedupeInbox } from './dedupe-inbox.js';
+import { handleOnce, type OnceResult } from '../stores/handle-once.js';
+import type { Store, StoreJsonObject } from '../stores/store.js';
+import { deliveryKey, sharedMemoryStore } from './delivery-key.js';
 import type {
   PaymentEventType,
   PaymentWebhookEvent,
@@ -19,26 +20,26 @@ import type {
   UnknownWebhookEvent,
   WebhookEvent,
 } from './events.js';
-import type { WebhookDeliveryResult, WebhookInbox, WebhookInboxContext, WebhookOutcome } from './inbox.js';
+import type { WebhookOutcome } from '../core/telemetry.js';
 import { checkSecrets, RAW_BODY_HELP, verifyWebhook } from './verify.js';
 
 /**
  * Handlers by event type. Each gets its event typed. `'payout.*'` receives every payout event
- * without a handler of its own (the service does not list its payout event types). With an `inbox`,
- * each also gets the inbox's context (`{ tx }`) as its second argument.
+ * without a handler of its own (the service does not list its payout event types). With a
+ * transactional store, each also gets the store's context (`{ tx }` with `postgresStore`) and
+ * returns its effects (D1 statements with `d1Store`).
  */
-export type WebhookEventHandlers<Context = void> = {
-  [T in PaymentEventType]?: (event: PaymentWebhookEvent<T>, context: Context) => unknown;
+export type WebhookEventHandlers<Context = undefined, Effects = unknown> = {
+  [T in PaymentEventType]?: (event: PaymentWebhookEvent<T>, context: Context) => Effects | Promise<Effects>;
 } & {
-  [T in PayoutEventType]?: (event: PayoutWebhookEvent, context: Context) => unknown;
+  [T in PayoutEventType]?: (event: PayoutWebhookEvent, context: Context) => Effects | Promise<Effects>;
 };
 
 /** What {@link WebhookHandlerCommonOptions.onError} is told about a delivery answered with an error. */
 export interface WebhookErrorInfo {
   /**
-   * The HTTP status answered: 400, 409, 413, 500 or 503 (the dedupe store or the inbox's database
-   * failed, timed out or is full); or 200 when the event was handled but the dedupe store failed to
-   * record it in time.
+   * The HTTP status answered: 400, 409, 413, 500 or 503 (the store failed, did not answer in time,
+   * or is full); or 200 when the event was handled but the store failed to record it in time.
    */
   status: number;
   /** The verification failure, when the status is 400. */
@@ -47,7 +48,7 @@ export interface WebhookErrorInfo {
   event?: WebhookEvent;
 }
 
-/** The options of {@link webhookHandler} and `expressWebhook` with or without an inbox. */
+/** The options every webhook endpoint takes, whatever its store. */
 export interface WebhookHandlerCommonOptions {
   /**
    * The endpoint's signing secret (`whsec_…`), or several (endpoints sharing this route, rotation).
@@ -57,8 +58,8 @@ export interface WebhookHandlerCommonOptions {
    */
   secret?: string | readonly string[];
   /**
-   * Told about every delivery answered 400, 409, 413, 500 or 503, and about a 200 whose completion
-   * the dedupe store could not record, with the full reason (the answer itself stays terse). Not told
+   * Told about every delivery answered 400, 409, 413, 500 or 503, and about a 200 whose record
+   * the store could not write, with the full reason (the answer itself stays terse). Not told
    * about a 405. Default: `console.error` for 500 and 503, `console.warn` for the others. Never given a secret.
    */
   onError?: (error: unknown, info: WebhookErrorInfo) => void;
@@ -72,70 +73,37 @@ export interface WebhookHandlerCommonOptions {
   telemetry?: Telemetry;
 }
 
-/** Options of {@link webhookHandler} and `expressWebhook` that deduplicate with a {@link WebhookDedupeStore}. */
-export interface WebhookDedupeHandlerOptions extends WebhookHandlerCommonOptions {
+/**
+ * Options of {@link webhookHandler} and `expressWebhook`. `Context` and `Effects` come from the
+ * `store`: `postgresStore` gives `onEvent` its transaction as `{ tx }`; with `d1Store`, `onEvent`
+ * returns the D1 statements of its effects.
+ */
+export interface WebhookHandlerOptions<Context = undefined, Effects = unknown> extends WebhookHandlerCommonOptions {
   /**
-   * Called once per event (per `id`). Resolve when the event is durably handled: the answer is then
-   * 200. Throw (or reject) to answer 500 and have the service deliver it again (up to 5 attempts
-   * in all). The service waits 10 s for the answer: hand long work to a queue.
-   * Receives every event without a handler in `on`, including types the SDK does not know yet.
+   * Called once per event. Resolve when the event is durably handled: the answer is then 200.
+   * Throw (or reject) to answer 500 and have the service deliver it again (up to 5 attempts in
+   * all); with a transactional store, everything written through `tx` rolls back with it. The
+   * service waits 10 s for the answer: hand long work to a queue. Receives every event without a
+   * handler in `on`, including types the SDK does not know yet.
    */
-  onEvent?: (event: WebhookEvent) => unknown;
+  onEvent?: (event: WebhookEvent, context: NoInfer<Context>) => NoInfer<Effects> | Promise<NoInfer<Effects>>;
   /** Handlers by event type, each with its event typed; `onEvent` receives the others. */
-  on?: WebhookEventHandlers;
+  on?: WebhookEventHandlers<NoInfer<Context>, NoInfer<Effects>>;
   /**
-   * Where handled ids are remembered. Default: a {@link memoryDedupeStore} shared by every handler of
-   * this process or isolate with the same secret(s), so a handler built per request (a Worker builds
-   * it inside `fetch`) still deduplicates, and two endpoints never mix. It is lost on a restart and
-   * not shared between instances: for those, a {@link redisDedupeStore} or, on Cloudflare Workers,
-   * `d1DedupeStore(env.DB)`. `false` turns deduplication off.
+   * Where handled deliveries are remembered (see `payments-sdk/stores`). Default: a memory store
+   * shared by every handler of this process or isolate with the same secret(s), so that a handler
+   * built per request (a Worker builds it inside `fetch`) still deduplicates, and two endpoints never
+   * mix. It is lost on a restart and not shared between instances: behind a load balancer, give a
+   * shared store; for effects in the same commit as the record, `postgresStore` or `d1Store`.
+   *
+   * A payment's final event (`payment.succeeded`, `payment.failed`) is remembered by payment and
+   * type, so that `client.payments.reconcile` with the same store never handles it a second time;
+   * any other event by its `id`.
    */
-  dedupe?: WebhookDedupeStore | false;
-  /**
-   * How long one call to the dedupe store may take, in ms, before it counts as failed. Default 2000.
-   * A claim that fails or takes longer is answered 503 (the service delivers again later) without
-   * calling `onEvent`; a completion or release that does is reported to `onError` and does not change
-   * the answer (an event whose handler succeeded is answered 200 and never handled again). A
-   * delivery makes at most two store calls besides `onEvent`, so with the default the store adds at
-   * most 4 s, whatever the Redis client's own timeouts: the service waits 10 s for an answer.
-   */
-  dedupeTimeoutMs?: number;
-  /** Only with the other form of these options: a handler has either an inbox or a dedupe store. */
-  inbox?: undefined;
+  store?: Store<Context, Effects>;
+  /** Keep each handled event's whole body in the store with its record. Default `false`: its id, type and time only. */
+  storeBody?: boolean;
 }
-
-/**
- * Options of {@link webhookHandler} and `expressWebhook` with an `inbox` (`postgresInbox(db)` from
- * `payments-sdk/postgres`): each event is recorded and handled in one transaction, and `onEvent`
- * gets that transaction as `{ tx }`.
- */
-export interface WebhookInboxHandlerOptions<Context = WebhookInboxContext> extends WebhookHandlerCommonOptions {
-  /**
-   * Records each event and runs `onEvent` in one transaction: the commit makes both durable
-   * together, so the effect happens once even when the process dies or a duplicate arrives at the
-   * same moment on another instance. Its own `timeoutMs` bounds the whole transaction: a database
-   * that fails or does not answer in time is answered 503, with nothing recorded.
-   */
-  inbox: WebhookInbox<Context>;
-  /**
-   * Called once per event (per `id`) with the inbox's transaction as `{ tx }`: write your effect
-   * through `tx` so it commits with the record of the event. Throw (or reject) to roll both back and
-   * answer 500: the service delivers it again. Receives every event without a handler in `on`.
-   */
-  onEvent?: (event: WebhookEvent, context: NoInfer<Context>) => unknown;
-  /** Handlers by event type, each with its event typed and the inbox's context; `onEvent` receives the others. */
-  on?: WebhookEventHandlers<NoInfer<Context>>;
-  /** Not with an inbox: the inbox is what remembers handled events. */
-  dedupe?: undefined;
-  /** Not with an inbox: the inbox's own `timeoutMs` bounds each delivery. */
-  dedupeTimeoutMs?: undefined;
-}
-
-/**
- * Options of {@link webhookHandler} and `expressWebhook`: with a dedupe store (the default, in
- * memory), or with an `inbox` whose transaction `onEvent` receives as `{ tx }`. Not both.
- */
-export type WebhookHandlerOptions<Context = WebhookInboxContext> = WebhookDedupeHandlerOptions | WebhookInboxHandlerOptions<Context>;
 
 /** An answer, independent of the framework. */
 export interface WebhookResponse {
@@ -159,7 +127,6 @@ const PUBLIC_REASON_MESSAGE: Record<WebhookVerificationError['reason'], string |
 };
 
 const MAX_BODY_BYTES = 1024 * 1024;
-const DEDUPE_TIMEOUT_MS = 2000;
 
 /** The framework-independent core of both handlers. */
 export interface WebhookCore {
@@ -170,7 +137,7 @@ export interface WebhookCore {
 }
 
 /** Checks the options once and returns the core that answers deliveries. */
-export function createWebhookCore<Context>(options: WebhookHandlerOptions<Context>, where: string): WebhookCore {
+export function createWebhookCore<Context, Effects>(options: WebhookHandlerOptions<Context, Effects>, where: string): WebhookCore {
   if (options === null || typeof options !== 'object') throw new PaymentsError(`${where}: pass { secret, onEvent } or { secret, on }.`);
   const { onEvent, on } = options;
   if (onEvent !== undefined && typeof onEvent !== 'function') throw new PaymentsError(`${where}: onEvent must be a function.`);
@@ -195,7 +162,8 @@ export function createWebhookCore<Context>(options: WebhookHandlerOptions<Contex
     throw new PaymentsError(missingSettingMessage(`${where}: no webhook secret`, 'secret', 'PAYMENTS_WEBHOOK_SECRET', `${where}()`));
   }
   const secrets = secret === undefined ? [] : checkSecrets(secret, where);
-  const inbox = deliveryOf(options, where, secrets);
+  const { store, scope } = storeOf(options, where, secrets);
+  const storeBody = options.storeBody === true;
   const maxBodyBytes = options.maxBodyBytes ?? MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)
     throw new PaymentsError(`${where}: maxBodyBytes must be a positive integer.`);
@@ -260,7 +228,9 @@ export function createWebhookCore<Context>(options: WebhookHandlerOptions<Contex
     // No handler for this type: acknowledge, or the service would retry an event nobody wants.
     if (!handler) return answer('handled', 200, { received: true });
 
-    const result = await inbox.deliver(event, (context) => handler(event, context));
+    const record: StoreJsonObject = { event_id: event.id, type: event.type, at: new Date().toISOString() };
+    if (storeBody) record.event = JSON.parse(JSON.stringify(event));
+    const result = await handleOnce(store, deliveryKey(event, scope), (context) => handler(event, context), record);
     if (result.bookkeepingError !== undefined) reportError(result.bookkeepingError, { status: result.status, event });
     if (result.status !== 200) {
       note.errorType = errorTypeOf(result.error);
@@ -325,47 +295,22 @@ function deliveryResult(response: WebhookResponse, note: DeliveryNote): Telemetr
 
 // --- end telemetry wiring ---
 
-/** The seam a delivery goes through: the inbox given, or the dedupe store (by default the endpoint's shared memory store) adapted to it. */
-function deliveryOf<Context>(options: WebhookHandlerOptions<Context>, where: string, secrets: readonly string[]): WebhookInbox<unknown> {
-  if (options.inbox !== undefined) {
-    if (options.dedupe !== undefined || options.dedupeTimeoutMs !== undefined) {
-      throw new PaymentsError(
-        `${where}: give inbox or dedupe (and dedupeTimeoutMs), not both: the inbox itself remembers handled events, within its own timeoutMs.`,
-      );
-    }
-    if (options.inbox === null || typeof options.inbox !== 'object' || typeof options.inbox.deliver !== 'function') {
-      throw new PaymentsError(
-        `${where}: inbox must be a WebhookInbox ({ deliver }), such as postgresInbox(db) from payments-sdk/postgres.`,
-      );
-    }
-    return options.inbox as WebhookInbox<unknown>;
+/** The store deliveries go through: the one given, or the memory store this process shares, scoped to the endpoint. */
+function storeOf<Context, Effects>(
+  options: WebhookHandlerOptions<Context, Effects>,
+  where: string,
+  secrets: readonly string[],
+): { store: Store<unknown, unknown>; scope?: string } {
+  const store = options.store;
+  if (store === undefined) return sharedMemoryStore(secrets);
+  if (store === null || typeof store !== 'object' || typeof store.claim !== 'function' || typeof store.settle !== 'function') {
+    throw new PaymentsError(`${where}: store must be a Store from payments-sdk/stores, such as postgresStore(db) or redisStore(client).`);
   }
-  // One default store per endpoint for the whole process or isolate: a handler built per request
-  // still deduplicates.
-  const dedupe = options.dedupe === false ? undefined : (options.dedupe ?? sharedMemoryDedupeStore(secrets));
-  if (dedupe && (typeof dedupe.claim !== 'function' || typeof dedupe.release !== 'function')) {
-    throw new PaymentsError(`${where}: dedupe must be a WebhookDedupeStore ({ claim, release }) or false.`);
-  }
-  const dedupeTimeoutMs = options.dedupeTimeoutMs ?? DEDUPE_TIMEOUT_MS;
-  if (!Number.isSafeInteger(dedupeTimeoutMs) || dedupeTimeoutMs < 1 || dedupeTimeoutMs > 60_000)
-    throw new PaymentsError(`${where}: dedupeTimeoutMs must be an integer number of milliseconds from 1 to 60000.`);
-  return dedupe ? dedupeInbox(dedupe, dedupeTimeoutMs) : EFFECT_ONLY;
+  return { store: store as Store<unknown, unknown> };
 }
 
-/** Deduplication off: the effect runs for every delivery. */
-const EFFECT_ONLY: WebhookInbox<undefined> = {
-  async deliver(_event, effect) {
-    try {
-      await effect(undefined);
-      return { outcome: 'handled', status: 200 };
-    } catch (error) {
-      return { outcome: 'failed', status: 500, error };
-    }
-  },
-};
-
-/** The answer to a delivery the inbox took. The merchant's error stays in the logs: its message may hold anything. */
-function answerDelivery(result: WebhookDeliveryResult): WebhookResponse {
+/** The answer to a delivery the store took. The merchant's error stays in the logs: its message may hold anything. */
+function answerDelivery(result: OnceResult): WebhookResponse {
   switch (result.status) {
     case 200:
       return answer(result.outcome, 200, result.outcome === 'duplicate' ? { received: true, duplicate: true } : { received: true });
@@ -374,7 +319,7 @@ function answerDelivery(result: WebhookDeliveryResult): WebhookResponse {
     case 500:
       return answer(result.outcome, 500, { error: 'The webhook handler failed; the service will retry.' });
     default:
-      return answer(result.outcome, 503, { error: 'Deduplication store unavailable; retry later.' }, { 'retry-after': '60' });
+      return answer(result.outcome, 503, { error: 'Store unavailable; retry later.' }, { 'retry-after': '60' });
   }
 }
 
@@ -407,37 +352,24 @@ export function consumedBodyMessage(problem: string): string {
  * // app/api/webhooks/route.ts
  * export const POST = webhookHandler({
  *   secret: process.env.PAYMENTS_WEBHOOK_SECRET,
- *   on: { 'payment.succeeded': async (event) => fulfil(event.data.uuid) },
- * });
- * ```
- * Answers 200 once the handler resolved (or for an `id` already handled: the handler is not called
- * again), 400 `{ error, reason }` for a delivery that fails verification, 500 when the handler threw
- * (the service retries), 503 when the dedupe store failed or did not answer
- * within `dedupeTimeoutMs`, 405 for a method other than POST, 413 beyond `maxBodyBytes`. Pass the request untouched: the signature covers the raw body.
- */
-export function webhookHandler(options: WebhookDedupeHandlerOptions): (request: Request) => Promise<Response>;
-/**
- * The same endpoint with an `inbox` (`postgresInbox(db)` from `payments-sdk/postgres`): each event is
- * recorded and handled in one transaction, which `onEvent` receives as `{ tx }`.
- *
- * ```ts
- * export const POST = webhookHandler({
- *   inbox,
+ *   store: postgresStore(pool),
  *   onEvent: async (event, { tx }) => {
- *     if (event.type === 'payment.succeeded') await tx.query('UPDATE orders SET paid = true WHERE payment_uuid = $1', [event.data.uuid]);
+ *     if (event.type !== 'payment.succeeded') return;
+ *     const { rowCount } = await tx.query('UPDATE orders SET paid = true WHERE payment_uuid = $1', [event.data.uuid]);
+ *     if (rowCount === 0) throw new Error('no order yet'); // 500: the service delivers it again later
  *   },
  * });
  * ```
- * Answers as above; 503 when the database failed or did not answer within the inbox's `timeoutMs`.
+ * Answers 200 once the handler resolved (or for an event already handled: the handler is not called
+ * again), 400 `{ error, reason }` for a delivery that fails verification, 409 while the same event is
+ * being handled elsewhere, 500 when the handler threw (the service retries), 503 when the store
+ * failed or did not answer in time, 405 for a method other than POST, 413 beyond `maxBodyBytes`.
+ * Pass the request untouched: the signature covers the raw body.
  */
-export function webhookHandler<Context = WebhookInboxContext>(
-  options: WebhookInboxHandlerOptions<Context>,
+export function webhookHandler<Context = undefined, Effects = unknown>(
+  options: WebhookHandlerOptions<Context, Effects>,
 ): (request: Request) => Promise<Response>;
-/** Either form of the options, for code that passes them through (a framework adapter, say). */
-export function webhookHandler<Context = WebhookInboxContext>(
-  options: WebhookHandlerOptions<Context>,
-): (request: Request) => Promise<Response>;
-export function webhookHandler(options: WebhookHandlerOptions<unknown>): (request: Request) => Promise<Response> {
+export function webhookHandler(options: WebhookHandlerOptions<unknown, unknown>): (request: Request) => Promise<Response> {
   const core = createWebhookCore(options, 'webhookHandler');
   return async (request) => {
     const method = request.method;

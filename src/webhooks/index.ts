@@ -10,18 +10,6 @@
 export { WebhookVerificationError, type WebhookVerificationReason } from '../core/errors.js';
 export type { Telemetry, TelemetryWebhookResult, WebhookObserver } from '../core/telemetry.js';
 export { readField } from '../schemas/read-field.js';
-export { type D1DatabaseLike, type D1DedupeStoreOptions, type D1PreparedStatementLike, d1DedupeStore } from './d1-dedupe.js';
-export {
-  DedupeStoreFullError,
-  type IORedisLikeClient,
-  type MemoryDedupeStoreOptions,
-  memoryDedupeStore,
-  type NodeRedisLikeClient,
-  type NodeRedisSetOptions,
-  type RedisDedupeStoreOptions,
-  redisDedupeStore,
-  type WebhookDedupeStore,
-} from './dedupe.js';
 export type {
   KnownWebhookEventType,
   PaymentEventType,
@@ -34,20 +22,11 @@ export type {
 } from './events.js';
 export { expressWebhook, type NodeWebhookRequest, type NodeWebhookResponse } from './express.js';
 export {
-  type WebhookDedupeHandlerOptions,
   type WebhookErrorInfo,
   type WebhookEventHandlers,
   type WebhookHandlerCommonOptions,
   type WebhookHandlerOptions,
-  type WebhookInboxHandlerOptions,
   webhookHandler,
 } from './handler.js';
-export type {
-  InboxTransaction,
-  WebhookDeliveryResult,
-  WebhookInbox,
-  WebhookInboxContext,
-  WebhookOutcome,
-} from './inbox.js';
 export { type RawPayload, signWebhookPayload } from './sign.js';
 export { type VerifyWebhookInput, verifyWebhook, type WebhookHeaders } from './verify.js';

@@ -4,7 +4,8 @@
  * (amounts) stay numbers, and amounts are still refused unless they are safe integers.
  */
 import { InvalidParamsError, PaymentsClient, ResponseValidationError } from 'payments-sdk';
-import { memoryDedupeStore, webhookHandler } from 'payments-sdk/webhooks';
+import { memoryStore } from 'payments-sdk/stores';
+import { webhookHandler } from 'payments-sdk/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseJson } from '../../src/internal/json.js';
 import { toWebhookEvent } from '../../src/webhooks/events.js';
@@ -17,8 +18,8 @@ const ID_A = '1234567890123456789';
 const ID_B = '1234567890123456788';
 
 /** A signed delivery whose `id` is the bare JSON number `id` (JSON.stringify cannot write one this long). */
-function deliveryWithNumericId(id: string, type: 'payment.succeeded' | 'payment.failed') {
-  const body = eventBody({ id: 'PLACEHOLDER', type }).replace('"PLACEHOLDER"', id);
+function deliveryWithNumericId(id: string, type: 'payout.completed' | 'payout.failed') {
+  const body = eventBody({ id: 'PLACEHOLDER', type, data: { id: 7, status: type.slice('payout.'.length) } }).replace('"PLACEHOLDER"', id);
   return new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: deliveryHeaders(body) });
 }
 
@@ -28,25 +29,25 @@ describe('webhook event ids beyond 2^53', () => {
     const handle = webhookHandler({
       secret: SECRET,
       onEvent: (event) => void seen.push({ id: event.id, type: event.type }),
-      dedupe: memoryDedupeStore(),
+      store: memoryStore(),
     });
-    const first = await handle(deliveryWithNumericId(ID_A, 'payment.succeeded'));
-    const second = await handle(deliveryWithNumericId(ID_B, 'payment.failed'));
+    const first = await handle(deliveryWithNumericId(ID_A, 'payout.completed'));
+    const second = await handle(deliveryWithNumericId(ID_B, 'payout.failed'));
     expect(await first.json()).toEqual({ received: true });
     expect(await second.json()).toEqual({ received: true });
     expect(seen).toEqual([
-      { id: ID_A, type: 'payment.succeeded' },
-      { id: ID_B, type: 'payment.failed' },
+      { id: ID_A, type: 'payout.completed' },
+      { id: ID_B, type: 'payout.failed' },
     ]);
     // A real redelivery of the first is still recognised.
-    expect(await (await handle(deliveryWithNumericId(ID_A, 'payment.succeeded'))).json()).toEqual({ received: true, duplicate: true });
+    expect(await (await handle(deliveryWithNumericId(ID_A, 'payout.completed'))).json()).toEqual({ received: true, duplicate: true });
   });
 });
 
 describe('where the runtime cannot read an id exactly', () => {
   it('an event whose id is a number beyond 2^53 is refused (invalid_payload), not rounded', () => {
     // What a body parsed without source-text access gives: the rounded number.
-    expect(() => toWebhookEvent({ id: Number(ID_A), type: 'payment.succeeded', data: {} })).toThrow(
+    expect(() => toWebhookEvent({ id: Number(ID_A), type: 'payout.completed', data: {} })).toThrow(
       expect.objectContaining({ reason: 'invalid_payload', message: expect.stringMatching(/id: must be a string or a safe integer/) }),
     );
   });

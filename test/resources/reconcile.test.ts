@@ -4,7 +4,8 @@
  * ones, report stuck payments apart, read only the statuses it needs (each page once), and refuse
  * bad options before any request.
  */
-import { InvalidParamsError, type Payment, PaymentsClient, type ReconcileFinding, type ReconcileInbox } from 'payments-sdk';
+import { InvalidParamsError, type Payment, PaymentsClient, type ReconcileFinding } from 'payments-sdk';
+import { memoryStore, type Store } from 'payments-sdk/stores';
 import { createMockService, type MockService } from 'payments-sdk/testing';
 import { webhookHandler } from 'payments-sdk/webhooks';
 import { describe, expect, it } from 'vitest';
@@ -18,10 +19,12 @@ type Handled = Map<string, string>;
 
 async function lossyShop(options: { payments: number; dropRate: number; perPage?: number }) {
   const handled: Handled = new Map();
+  const store = memoryStore();
   let secret = '';
   const endpoint = (request: Request) =>
     webhookHandler({
       secret,
+      store,
       onEvent: (event) => {
         handled.set((event.data as Payment).uuid, event.type);
       },
@@ -30,7 +33,7 @@ async function lossyShop(options: { payments: number; dropRate: number; perPage?
   secret = mock.webhookSecret;
   const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
   await decidePayments(client, mock, options.payments, 3);
-  return { mock, client, handled };
+  return { mock, client, handled, store };
 }
 
 async function collect(iterable: AsyncIterable<ReconcileFinding>): Promise<ReconcileFinding[]> {
@@ -43,14 +46,20 @@ function lostDeliveries(mock: MockService) {
   return mock.deliveries.filter((d) => d.dropped).map((d) => ({ uuid: (d.event.data as Payment).uuid, type: d.event.type }));
 }
 
-/** An inbox over what the endpoint recorded, counting its calls. */
-function mapInbox(handled: Handled): ReconcileInbox & { calls: number[] } {
+/** The endpoint's store, counting the keys of each read. */
+function countingReads(store: Store): Store & { calls: number[] } {
   const calls: number[] = [];
   return {
+    ...store,
+    kind: store.kind,
+    claim: (requests) => store.claim(requests),
+    renew: (...args) => store.renew(...args),
+    settle: (...args) => store.settle(...args),
+    release: (...args) => store.release(...args),
     calls,
-    async handledPayments(keys) {
+    read(keys) {
       calls.push(keys.length);
-      return new Set(keys.filter((k) => handled.get(k.resourceId) === k.type).map((k) => k.resourceId));
+      return store.read(keys);
     },
   };
 }
@@ -71,14 +80,14 @@ describe('payments.reconcile with 30 % of deliveries lost', () => {
     for (const f of findings) expect(f.payment.status).toBe(f.expectedEvent === 'payment.succeeded' ? 'succeeded' : 'failed');
   });
 
-  it('the same with an inbox: one handledPayments call per page, and async isHandled works too', async () => {
-    const { mock, client, handled } = await lossyShop({ payments: 150, dropRate: 0.3 });
+  it("the same against the endpoint's store: one read per page, and async isHandled works too", async () => {
+    const { mock, client, handled, store } = await lossyShop({ payments: 150, dropRate: 0.3 });
     const lost = new Set(lostDeliveries(mock).map((l) => l.uuid));
-    const inbox = mapInbox(handled);
-    const viaInbox = await collect(client.payments.reconcile({ from: DAY, to: DAY, inbox }));
-    expect(new Set(viaInbox.map((f) => f.payment.uuid))).toEqual(lost);
+    const counted = countingReads(store);
+    const viaStore = await collect(client.payments.reconcile({ from: DAY, to: DAY, store: counted }));
+    expect(new Set(viaStore.map((f) => f.payment.uuid))).toEqual(lost);
     // 100 succeeded payments: one full page and nothing more; 50 failed: one page.
-    expect(inbox.calls).toEqual([100, 50]);
+    expect(counted.calls).toEqual([100, 50]);
 
     const viaAsync = await collect(
       client.payments.reconcile({ from: DAY, isHandled: async (p) => (await Promise.resolve(handled.get(p.uuid))) !== undefined }),
@@ -157,7 +166,7 @@ describe('payments.reconcile: stale payments and the window', () => {
         from: '2026-02-30',
         to: 'yesterday',
         isHandled: () => true,
-        inbox: { handledPayments: async () => new Set<string>() },
+        store: memoryStore(),
         stalePendingAfter: -1,
       } as never);
     expect(call).toThrow(InvalidParamsError);
@@ -165,7 +174,7 @@ describe('payments.reconcile: stale payments and the window', () => {
       call();
     } catch (error) {
       const paths = (error as InvalidParamsError).issues.map((i) => i.path.join('.'));
-      expect(paths).toEqual(['from', 'to', 'stalePendingAfter', 'inbox']);
+      expect(paths).toEqual(['from', 'to', 'stalePendingAfter', 'store']);
     }
     expect(() => client.payments.reconcile({ from: '2026-06-02', to: '2026-06-01', isHandled: () => true })).toThrow(
       /to: must not be before from/,
@@ -175,12 +184,65 @@ describe('payments.reconcile: stale payments and the window', () => {
     expect(mock.requests).toEqual([]);
   });
 
-  it('an inbox that answers something other than a set stops the run instead of reporting everything', async () => {
-    const mock = createMockService({ seed: { payments: [{ status: 'succeeded' }] } });
+  it('with onEvent: handles each missed payment once through the store; a late original then finds it handled', async () => {
+    const { mock, client, handled, store } = await lossyShop({ payments: 60, dropRate: 0.3 });
+    const lost = lostDeliveries(mock);
+    expect(lost.length).toBeGreaterThan(5);
+    const reconciled: string[] = [];
+    const findings = await collect(
+      client.payments.reconcile({
+        from: DAY,
+        store,
+        onEvent: (event) => {
+          expect(event).toMatchObject({ id: `reconciled:${event.data.uuid}:${event.type}`, reconciled: true });
+          reconciled.push(event.data.uuid);
+        },
+      }),
+    );
+    expect(findings.every((f) => f.kind === 'missed' && f.handled === true)).toBe(true);
+    expect(new Set(reconciled)).toEqual(new Set(lost.map((l) => l.uuid)));
+    // The service's own late attempts of the lost events reach the endpoint's store: none runs onEvent again.
+    const before = handled.size;
+    const endpoint = webhookHandler({ secret: mock.webhookSecret, store, onEvent: (event) => void handled.set(event.id, event.type) });
+    for (const d of mock.deliveries.filter((x) => x.dropped)) {
+      const body = JSON.stringify(d.event);
+      const { signWebhookPayload } = await import('payments-sdk/webhooks');
+      const answer = await endpoint(
+        new Request('http://127.0.0.1/hook', {
+          method: 'POST',
+          body,
+          headers: { 'x-service-signature': await signWebhookPayload(body, mock.webhookSecret), 'x-service-event': d.event.type },
+        }),
+      );
+      expect(await answer.json()).toEqual({ received: true, duplicate: true });
+    }
+    expect(handled.size).toBe(before);
+    // A second run finds nothing left.
+    expect(await collect(client.payments.reconcile({ from: DAY, store, onEvent: () => {} }))).toEqual([]);
+  });
+
+  it('an onEvent that throws for one payment does not stop the run: that finding says so, the others are handled', async () => {
+    const mock = createMockService({ seed: { payments: [{ status: 'succeeded' }, { status: 'succeeded' }, { status: 'succeeded' }] } });
     const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
-    const inbox = { handledPayments: async () => ['x'] } as unknown as ReconcileInbox;
     const today = mock.now().toISOString().slice(0, 10);
-    await expect(collect(client.payments.reconcile({ from: today, inbox }))).rejects.toThrow(/handledPayments\(\) must resolve to a Set/);
+    const store = memoryStore();
+    let calls = 0;
+    const findings = await collect(
+      client.payments.reconcile({
+        from: today,
+        store,
+        onEvent: () => {
+          calls += 1;
+          if (calls === 1) throw new Error('order table locked');
+        },
+      }),
+    );
+    expect(findings.map((f) => f.kind === 'missed' && f.handled)).toEqual([false, true, true]);
+    expect(((findings[0] as { error?: Error }).error as Error).message).toBe('order table locked');
+    // The next run handles the one that failed, and only it.
+    const again = await collect(client.payments.reconcile({ from: today, store, onEvent: () => void (calls += 1) }));
+    expect(again.map((f) => f.kind === 'missed' && f.handled)).toEqual([true]);
+    expect(calls).toBe(4);
   });
 
   it('onProgress follows the pages read', async () => {

@@ -6,7 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PaymentsError } from 'payments-sdk';
-import { expressWebhook, memoryDedupeStore, type WebhookEvent, webhookHandler } from 'payments-sdk/webhooks';
+import { memoryStore } from 'payments-sdk/stores';
+import { expressWebhook, type WebhookEvent, webhookHandler } from 'payments-sdk/webhooks';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { deliveryHeaders, eventBody, OTHER_SECRET, SECRET } from '../helpers/webhook-deliveries.js';
 
@@ -20,7 +21,7 @@ afterEach(() => {
   vi.unstubAllEnvs();
 });
 
-describe('the default dedupe store', () => {
+describe('the default store', () => {
   it('is shared by handlers built per request: one delivery posted 3 times runs onEvent once', async () => {
     const onEvent = vi.fn();
     const body = eventBody({ id: 'evt_per_request_1' });
@@ -68,8 +69,32 @@ describe('the default dedupe store', () => {
     const onEvent = vi.fn();
     const body = eventBody({ id: 'evt_per_request_4' });
     await webhookHandler({ secret: SECRET, onEvent, ...quiet })(delivery(body));
-    expect((await webhookHandler({ secret: SECRET, onEvent, dedupe: memoryDedupeStore(), ...quiet })(delivery(body))).status).toBe(200);
+    expect((await webhookHandler({ secret: SECRET, onEvent, store: memoryStore(), ...quiet })(delivery(body))).status).toBe(200);
     expect(onEvent).toHaveBeenCalledTimes(2);
+  });
+
+  it('keeps every endpoint of a multi-tenant process: a live claim of the first of 200 endpoints still holds', async () => {
+    const body = eventBody({ id: 'evt_many_endpoints', type: 'payout.completed', data: { id: 1, status: 'completed' } });
+    const secrets = Array.from({ length: 200 }, (_, i) => `whsec_tenant_${i}_${'x'.repeat(24)}`);
+    let release: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const first = vi.fn(() => held);
+    const firstSecret = secrets[0] as string;
+    const inFlight = webhookHandler({ secret: firstSecret, onEvent: first, ...quiet })(delivery(body, firstSecret));
+    await vi.waitFor(() => expect(first).toHaveBeenCalledOnce());
+    // 199 other tenants each handle an event meanwhile.
+    for (const secret of secrets.slice(1)) {
+      expect((await webhookHandler({ secret, onEvent: () => {}, ...quiet })(delivery(body, secret))).status).toBe(200);
+    }
+    // The duplicate of the first tenant's event is still seen as in flight: onEvent does not run twice at once.
+    const duplicate = await webhookHandler({ secret: firstSecret, onEvent: first, ...quiet })(delivery(body, firstSecret));
+    expect(duplicate.status).toBe(409);
+    release();
+    expect((await inFlight).status).toBe(200);
+    expect((await webhookHandler({ secret: firstSecret, onEvent: first, ...quiet })(delivery(body, firstSecret))).status).toBe(200);
+    expect(first).toHaveBeenCalledOnce();
   });
 });
 

@@ -1,10 +1,8 @@
 /** The fetch-style handler, driven with real `Request` objects (and a real Hono app). */
 import { Hono } from 'hono';
 import { PaymentsError } from 'payments-sdk';
+import { memoryStore, type Store } from 'payments-sdk/stores';
 import {
-  memoryDedupeStore,
-  type WebhookDedupeHandlerOptions,
-  type WebhookDedupeStore,
   type WebhookErrorInfo,
   type WebhookEvent,
   type WebhookHandlerOptions,
@@ -27,9 +25,9 @@ function delivery(body = eventBody(), opts: { secret?: string; headers?: Record<
  * A handler whose errors are collected rather than logged, with a store of its own: the default
  * store is shared by every handler of the process with the same secret (test/webhooks/default-store.test.ts).
  */
-function handler(options: WebhookDedupeHandlerOptions) {
+function handler(options: WebhookHandlerOptions) {
   const errors: { error: unknown; info: WebhookErrorInfo }[] = [];
-  const handle = webhookHandler({ onError: (error, info) => errors.push({ error, info }), dedupe: memoryDedupeStore(), ...options });
+  const handle = webhookHandler({ onError: (error, info) => errors.push({ error, info }), store: memoryStore(), ...options });
   return { handle, errors };
 }
 
@@ -249,16 +247,12 @@ describe('webhookHandler', () => {
   });
 
   it('accepts several secrets', async () => {
-    const { handle } = handler({ secret: [OTHER_SECRET, SECRET], onEvent: () => {}, dedupe: false });
-    expect((await handle(delivery(eventBody(), { secret: SECRET }))).status).toBe(200);
-    expect((await handle(delivery(eventBody(), { secret: OTHER_SECRET }))).status).toBe(200);
-  });
-
-  it('with dedupe: false, calls onEvent for every delivery', async () => {
     const onEvent = vi.fn();
-    const { handle } = handler({ secret: SECRET, onEvent, dedupe: false });
-    await handle(delivery());
-    await handle(delivery());
+    const { handle } = handler({ secret: [OTHER_SECRET, SECRET], onEvent });
+    expect((await handle(delivery(eventBody({ id: 'evt_a', type: 'payout.completed', data: { id: 1 } }), { secret: SECRET }))).status).toBe(200);
+    expect((await handle(delivery(eventBody({ id: 'evt_b', type: 'payout.completed', data: { id: 2 } }), { secret: OTHER_SECRET }))).status).toBe(
+      200,
+    );
     expect(onEvent).toHaveBeenCalledTimes(2);
   });
 
@@ -279,24 +273,22 @@ describe('webhookHandler', () => {
     expect(onEvent).toHaveBeenCalledOnce();
   });
 
-  it('a custom store with only claim and release: a failed claim is a duplicate, answered 200', async () => {
-    const claimed = new Set<string>();
-    const store: WebhookDedupeStore = {
-      claim: async (id) => !claimed.has(id) && Boolean(claimed.add(id)),
-      release: async (id) => void claimed.delete(id),
+  /** A store that answers each call as `calls` says, memory underneath. */
+  function storeWith(calls: Partial<Pick<Store, 'claim' | 'settle' | 'release'>>): Store {
+    const inner = memoryStore();
+    return {
+      kind: 'custom',
+      claim: calls.claim ?? ((requests) => inner.claim(requests)),
+      settle: calls.settle ?? ((...args) => inner.settle(...args)),
+      release: calls.release ?? ((...args) => inner.release(...args)),
+      renew: (...args) => inner.renew(...args),
+      read: (keys) => inner.read(keys),
     };
-    const onEvent = vi.fn();
-    const { handle } = handler({ secret: SECRET, onEvent, dedupe: store });
-    await handle(delivery());
-    const again = await handle(delivery());
-    expect(again.status).toBe(200);
-    expect(onEvent).toHaveBeenCalledOnce();
-  });
+  }
 
-  it('answers 503 when the dedupe store fails (the service retries), without calling onEvent', async () => {
+  it('answers 503 when the store fails (the service retries), without calling onEvent', async () => {
     const onEvent = vi.fn();
-    const store: WebhookDedupeStore = { claim: () => Promise.reject(new Error('redis down')), release: async () => {} };
-    const { handle, errors } = handler({ secret: SECRET, onEvent, dedupe: store });
+    const { handle, errors } = handler({ secret: SECRET, onEvent, store: storeWith({ claim: () => Promise.reject(new Error('redis down')) }) });
     const response = await handle(delivery());
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('60');
@@ -305,48 +297,34 @@ describe('webhookHandler', () => {
     expect(errors[0]!.info.status).toBe(503);
   });
 
-  it('bounds every store call by dedupeTimeoutMs: a claim or isComplete that never settles is a 503', async () => {
-    const never = () => new Promise<never>(() => {});
+  it('bounds every store call: a claim that never settles is a 503 within 3 s', async () => {
     const onEvent = vi.fn();
-    for (const store of [
-      { claim: never, release: async () => {} },
-      { claim: async () => false, isComplete: never, release: async () => {} },
-    ] as WebhookDedupeStore[]) {
-      const { handle, errors } = handler({ secret: SECRET, onEvent, dedupe: store, dedupeTimeoutMs: 20 });
-      expect((await handle(delivery())).status).toBe(503);
-      expect((errors[0]!.error as Error).message).toMatch(/did not answer within 20 ms/);
-    }
+    const { handle, errors } = handler({ secret: SECRET, onEvent, store: storeWith({ claim: () => new Promise<never>(() => {}) }) });
+    const started = performance.now();
+    expect((await handle(delivery())).status).toBe(503);
+    expect(performance.now() - started).toBeLessThan(4000);
+    expect((errors[0]!.error as Error).message).toMatch(/custom store's claim did not answer within 3000 ms/);
     expect(onEvent).not.toHaveBeenCalled();
   });
 
-  it('refuses a dedupeTimeoutMs that is not a positive integer up to 60000', () => {
-    for (const dedupeTimeoutMs of [0, -1, 1.5, Number.NaN, 60_001, '100']) {
-      expect(() => webhookHandler({ secret: SECRET, onEvent: () => {}, dedupeTimeoutMs: dedupeTimeoutMs as number })).toThrow(
-        /dedupeTimeoutMs/,
-      );
-    }
-  });
-
-  it('still answers 500 when releasing the claim fails, and 200 when completing it fails', async () => {
-    const store = memoryDedupeStore();
-    const failing: WebhookDedupeStore = {
-      claim: (id) => store.claim(id),
+  it('still answers 500 when releasing the claim fails, and 200 when settling it fails', async () => {
+    const failing = storeWith({
       release: () => {
         throw new Error('release failed');
       },
-      complete: () => Promise.reject(new Error('complete failed')),
-    };
-    const { handle: throwing, errors } = handler({ secret: SECRET, onEvent: () => Promise.reject(new Error('boom')), dedupe: failing });
-    expect((await throwing(delivery(eventBody({ id: 'x1' })))).status).toBe(500);
-    const { handle: working } = handler({ secret: SECRET, onEvent: () => {}, dedupe: failing });
-    expect((await working(delivery(eventBody({ id: 'x2' })))).status).toBe(200);
-    expect(errors.map((e) => (e.error as Error).message)).toEqual(['release failed', 'boom']);
+      settle: () => Promise.reject(new Error('settle failed')),
+    });
+    const { handle: throwing, errors } = handler({ secret: SECRET, onEvent: () => Promise.reject(new Error('boom')), store: failing });
+    expect((await throwing(delivery(eventBody({ id: 'x1', type: 'payout.completed', data: { id: 1 } })))).status).toBe(500);
+    const { handle: working } = handler({ secret: SECRET, onEvent: () => {}, store: failing });
+    expect((await working(delivery(eventBody({ id: 'x2', type: 'payout.completed', data: { id: 2 } })))).status).toBe(200);
+    expect(errors.map((e) => (e.error as Error).message)).toEqual(['release failed', 'boom', 'settle failed']);
   });
 
   it('logs to the console by default: error for 500, warn for 400', async () => {
     const error = vi.spyOn(console, 'error').mockImplementation(() => {});
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    const handle = webhookHandler({ secret: SECRET, onEvent: () => Promise.reject(new Error('boom')), dedupe: memoryDedupeStore() });
+    const handle = webhookHandler({ secret: SECRET, onEvent: () => Promise.reject(new Error('boom')), store: memoryStore() });
     await handle(delivery());
     await handle(delivery(eventBody(), { secret: OTHER_SECRET }));
     expect(error).toHaveBeenCalledWith(
@@ -376,7 +354,7 @@ describe('webhookHandler', () => {
       [{ secret: SECRET, on: { 'payment.succeeded': 1 } }, /on\["payment.succeeded"\] must be a function/],
       [{ secret: '', onEvent: () => {} }, /secret/],
       [{ secret: [], onEvent: () => {} }, /empty array/],
-      [{ secret: SECRET, onEvent: () => {}, dedupe: {} }, /WebhookDedupeStore/],
+      [{ secret: SECRET, onEvent: () => {}, store: {} }, /store must be a Store/],
       [{ secret: SECRET, onEvent: () => {}, maxBodyBytes: 0 }, /maxBodyBytes/],
       [null, /pass \{ secret, onEvent \}/],
     ];
@@ -390,7 +368,7 @@ describe('webhookHandler', () => {
 describe('webhookHandler in a real Hono app', () => {
   it('handles c.req.raw, and explains when a validator read the body first', async () => {
     const onEvent = vi.fn();
-    const handle = webhookHandler({ secret: SECRET, onEvent, onError: () => {}, dedupe: memoryDedupeStore() });
+    const handle = webhookHandler({ secret: SECRET, onEvent, onError: () => {}, store: memoryStore() });
     const app = new Hono();
     app.post('/webhooks', (c) => handle(c.req.raw));
     app.post('/parsed-first', async (c) => {

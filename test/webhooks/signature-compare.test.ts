@@ -136,7 +136,7 @@ describe('a signature with control characters standing for digits', () => {
   it('arrives through a fetch Request and is answered 400 by webhookHandler', async () => {
     const body = eventBody();
     const forged = controlFolded(nodeSignature(body));
-    const handle = webhookHandler({ secret: SECRET, onEvent: () => {}, onError: () => {}, dedupe: false });
+    const handle = webhookHandler({ secret: SECRET, onEvent: () => {}, onError: () => {} });
     const request = new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers: { 'x-service-signature': forged } });
     expect(request.headers.get('x-service-signature')).toBe(forged);
     expect((await handle(request)).status).toBe(400);
