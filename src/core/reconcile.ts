@@ -204,7 +204,8 @@ async function handleMissed(
 ): Promise<MissedPaymentFinding> {
   const { payment, expectedEvent: type } = finding;
   const event: ReconciledPaymentEvent = { id: `reconciled:${payment.uuid}:${type}`, type, data: payment, reconciled: true };
-  const result = await handleOnce(store, storeKey('payment', payment.uuid, type), (context) => onEvent(event, context), {
+  const key = storeKey('payment', payment.uuid, type);
+  const result = await handleOnce(store, { key }, (context) => onEvent(event, context), {
     event_id: event.id,
     type,
     at: new Date().toISOString(),

@@ -9,7 +9,8 @@
  */
 import { PaymentsError } from '../core/errors.js';
 import { withinTime } from '../internal/within-time.js';
-import type { Store, StoreJsonObject } from './store.js';
+import { StoreTimeoutError } from './errors.js';
+import type { Store, StoreClaim, StoreJsonObject } from './store.js';
 
 /** What became of one effect run through a store, and the status a webhook endpoint answers for it. */
 export interface OnceResult {
@@ -36,12 +37,12 @@ export const STORE_CALL_TIMEOUT_MS = 3000;
  */
 export const EFFECT_LEASE_MS = 30_000;
 
-/** A store call that did not settle in time. */
-export class StoreTimeoutError extends PaymentsError {}
-
 /** The error of an effect, kept apart from the store's own so that it answers 500, not 503. */
 class EffectError {
-  constructor(readonly error: unknown) {}
+  readonly error: unknown;
+  constructor(error: unknown) {
+    this.error = error;
+  }
 }
 
 /** One plain store call, sync throws included, bounded in time. */
@@ -54,18 +55,30 @@ export function storeCall<T>(store: Store<unknown, unknown>, operation: string, 
 }
 
 /**
- * Runs `effect` unless `key` is already settled in `store`, and says what to answer. Never rejects:
- * every failure is an {@link OnceResult} with its status. `result` is what the store keeps with the
- * settled key.
+ * The keys of one effect. `key` is the effect's own (a delivery's event id). `payment`, for a
+ * payment's final event, is the key reconciliation knows it by (`payment:<uuid>:<type>`): settled
+ * with the effect, so a reconciliation finds the payment handled; and once a reconciliation settled
+ * it, a late delivery of the same payment is a duplicate. A transactional store records the effect
+ * under `payment` alone, unique per payment and final event.
+ */
+export interface OnceKeys {
+  key: string;
+  payment?: string;
+}
+
+/**
+ * Runs `effect` unless it already ran (see {@link OnceKeys}), and says what to answer. Never
+ * rejects: every failure is an {@link OnceResult} with its status. `result` is what the store keeps
+ * with the settled keys.
  */
 export async function handleOnce<Context, Effects>(
   store: Store<Context, Effects>,
-  key: string,
+  keys: OnceKeys,
   effect: (context: Context) => Effects | Promise<Effects>,
   result: StoreJsonObject,
 ): Promise<OnceResult> {
-  if (store.transact) return transactOnce(store, key, effect, result);
-  return claimOnce(store, key, effect as (context: undefined) => unknown, result);
+  if (store.transact) return transactOnce(store, keys.payment ?? keys.key, effect, result);
+  return claimOnce(store as Store<unknown, unknown>, keys, effect as (context: unknown) => unknown, result);
 }
 
 async function transactOnce<Context, Effects>(
@@ -95,47 +108,63 @@ async function transactOnce<Context, Effects>(
 
 async function claimOnce(
   store: Store<unknown, unknown>,
-  key: string,
+  keys: OnceKeys,
   effect: (context: undefined) => unknown,
   result: StoreJsonObject,
 ): Promise<OnceResult> {
   // This attempt's own claim: its release never drops a claim another attempt made since.
   const owner = globalThis.crypto.randomUUID();
-  const claim = Promise.resolve().then(() => store.claim([{ key, owner, leaseMs: EFFECT_LEASE_MS }]));
+  const wanted = keys.payment === undefined || keys.payment === keys.key ? [keys.key] : [keys.key, keys.payment];
+  const claim = Promise.resolve().then(() => store.claim(wanted.map((key) => ({ key, owner, leaseMs: EFFECT_LEASE_MS }))));
+  /** Gives back whatever this attempt claimed: it runs nothing. */
+  const giveBack = (answers: readonly StoreClaim[]) =>
+    Promise.all(answers.map((answer, i) => (answer.state === 'claimed' ? store.release(wanted[i] as string, owner) : undefined)));
+  let held: string[];
   try {
-    const [answer] = await storeCall(store, 'claim', () => claim);
-    if (answer?.state === 'settled') return { outcome: 'duplicate', status: 200 };
-    if (answer?.state !== 'claimed') {
+    const answers = await storeCall(store, 'claim', () => claim);
+    const [own, payment] = answers;
+    // Handled before: this delivery, or a reconciliation of the same payment.
+    const duplicate = own?.state === 'settled' || (payment?.state === 'settled' && payment.record.result?.reconciled === true);
+    if (duplicate || own?.state !== 'claimed' || payment?.state === 'busy') {
+      await storeCall(store, 'release', () => giveBack(answers)).catch(() => {});
+      if (duplicate) return { outcome: 'duplicate', status: 200 };
       // In flight elsewhere: 409 keeps the service retrying, in case that attempt fails; a 200 would
       // count the event delivered.
-      return { outcome: 'duplicate', status: 409, error: beingHandled(key) };
+      return { outcome: 'duplicate', status: 409, error: beingHandled(keys.key) };
     }
+    // A payment key settled by another delivery of the payment stays as it is.
+    held = wanted.filter((_, i) => answers[i]?.state === 'claimed');
   } catch (error) {
-    // A claim that lands after the answer would hold the key for a whole lease: given back.
-    if (error instanceof StoreTimeoutError)
-      claim.then(([answer]) => (answer?.state === 'claimed' ? store.release(key, owner) : undefined)).catch(() => {});
+    // A claim that lands after the answer would hold the keys for a whole lease: given back.
+    if (error instanceof StoreTimeoutError) claim.then(giveBack).catch(() => {});
     return { outcome: 'failed', status: 503, error };
   }
   // An effect that outlives a third of the lease keeps its claim.
   const renewal = setInterval(() => {
-    store.renew(key, owner, EFFECT_LEASE_MS).catch(() => {});
+    for (const key of held) store.renew(key, owner, EFFECT_LEASE_MS).catch(() => {});
   }, EFFECT_LEASE_MS / 3);
   try {
     await effect(undefined);
   } catch (error) {
     clearInterval(renewal);
-    const bookkeepingError = await bookkeeping(store, 'release', () => store.release(key, owner));
+    const bookkeepingError = await bookkeeping(store, 'release', held, (key) => store.release(key, owner));
     return { outcome: 'failed', status: 500, error, bookkeepingError };
   }
   clearInterval(renewal);
-  const bookkeepingError = await bookkeeping(store, 'settle', () => store.settle(key, owner, result));
+  const bookkeepingError = await bookkeeping(store, 'settle', held, (key) => store.settle(key, owner, result));
   return { outcome: 'handled', status: 200, bookkeepingError };
 }
 
-/** A store call after the effect: its failure (or a claim found lost) is reported, never answered. */
-async function bookkeeping(store: Store<unknown, unknown>, operation: 'settle' | 'release', run: () => Promise<boolean>) {
+/** A store call after the effect, for each key held: its failure (or a claim found lost) is reported, never answered. */
+async function bookkeeping(
+  store: Store<unknown, unknown>,
+  operation: 'settle' | 'release',
+  keys: readonly string[],
+  run: (key: string) => Promise<boolean>,
+) {
   try {
-    if (await storeCall(store, operation, run)) return undefined;
+    const done = await storeCall(store, operation, () => Promise.all(keys.map(run)));
+    if (done.every(Boolean)) return undefined;
     return new PaymentsError(
       `The ${store.kind} store refused the ${operation}: the claim ran out while the effect ran, and another attempt claimed the key since.`,
     );

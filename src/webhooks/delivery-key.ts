@@ -5,6 +5,7 @@
  * @module
  */
 import { memoryStore } from '../stores/memory.js';
+import type { OnceKeys } from '../stores/handle-once.js';
 import type { Store } from '../stores/store.js';
 import { storeKey } from '../stores/store.js';
 import type { WebhookEvent } from './events.js';
@@ -13,15 +14,17 @@ import type { WebhookEvent } from './events.js';
 const PAYMENT_FINAL_TYPES: ReadonlySet<string> = new Set(['payment.succeeded', 'payment.failed']);
 
 /**
- * The key of `event`: a payment's final event by payment and type (`payment:<uuid>:<type>`), so that
- * a delivery and a reconciliation of the same payment share one key and only one of them runs the
- * effect; any other event by its `id`. `scope` keeps endpoints apart in a store they share.
+ * The keys of `event`: its `id` (`webhook:<id>`), and for a payment's final event the key
+ * reconciliation knows it by (`payment:<uuid>:<type>`), so that a delivery and a reconciliation of
+ * the same payment run the effect once between them. `scope` keeps endpoints apart in a store they
+ * share.
  */
-export function deliveryKey(event: WebhookEvent, scope?: string): string {
+export function deliveryKeys(event: WebhookEvent, scope?: string): OnceKeys {
   const scoped = scope === undefined ? [] : [scope];
+  const key = storeKey('webhook', ...scoped, event.id);
   const uuid = (event.data as { uuid?: unknown } | undefined)?.uuid;
-  if (PAYMENT_FINAL_TYPES.has(event.type) && typeof uuid === 'string') return storeKey('payment', ...scoped, uuid, event.type);
-  return storeKey('webhook', ...scoped, event.id);
+  if (!PAYMENT_FINAL_TYPES.has(event.type) || typeof uuid !== 'string') return { key };
+  return { key, payment: storeKey('payment', ...scoped, uuid, event.type) };
 }
 
 /** The store of the handlers given none: one per process or isolate, bounded by keys, never by endpoints. */

@@ -11,7 +11,7 @@ import { readCapped } from '../internal/capped-stream.js';
 import { missingSettingMessage, readEnv } from '../internal/runtime.js';
 import { handleOnce, type OnceResult } from '../stores/handle-once.js';
 import type { Store, StoreJsonObject } from '../stores/store.js';
-import { deliveryKey, sharedMemoryStore } from './delivery-key.js';
+import { deliveryKeys, sharedMemoryStore } from './delivery-key.js';
 import type {
   PaymentEventType,
   PaymentWebhookEvent,
@@ -96,9 +96,10 @@ export interface WebhookHandlerOptions<Context = undefined, Effects = unknown> e
    * mix. It is lost on a restart and not shared between instances: behind a load balancer, give a
    * shared store; for effects in the same commit as the record, `postgresStore` or `d1Store`.
    *
-   * A payment's final event (`payment.succeeded`, `payment.failed`) is remembered by payment and
-   * type, so that `client.payments.reconcile` with the same store never handles it a second time;
-   * any other event by its `id`.
+   * Each event is remembered by its `id`; a payment's final event (`payment.succeeded`,
+   * `payment.failed`) also by payment and type, so that `client.payments.reconcile` with the same
+   * store and a late delivery of the same payment run the effect once between them. With a
+   * transactional store, a payment's final event is recorded once per payment and type.
    */
   store?: Store<Context, Effects>;
   /** Keep each handled event's whole body in the store with its record. Default `false`: its id, type and time only. */
@@ -230,7 +231,7 @@ export function createWebhookCore<Context, Effects>(options: WebhookHandlerOptio
 
     const record: StoreJsonObject = { event_id: event.id, type: event.type, at: new Date().toISOString() };
     if (storeBody) record.event = JSON.parse(JSON.stringify(event));
-    const result = await handleOnce(store, deliveryKey(event, scope), (context) => handler(event, context), record);
+    const result = await handleOnce(store, deliveryKeys(event, scope), (context) => handler(event, context), record);
     if (result.bookkeepingError !== undefined) reportError(result.bookkeepingError, { status: result.status, event });
     if (result.status !== 200) {
       note.errorType = errorTypeOf(result.error);

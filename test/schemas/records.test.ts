@@ -5,7 +5,8 @@
  * `readField` reads one the SDK does not type yet.
  */
 import { HttpResponse, http } from 'msw';
-import { type CheckoutSession, type Page, type Payment, type PaymentStatus, type Payout, readField, type WebhookEvent } from 'payments-sdk';
+import { type CheckoutSession, type Page, type Payment, type PaymentStatus, type Payout, readField } from 'payments-sdk';
+import type { WebhookEvent } from 'payments-sdk/webhooks';
 import { PaymentSchema } from 'payments-sdk/schemas';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as z from 'zod/mini';

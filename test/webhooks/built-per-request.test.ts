@@ -121,7 +121,7 @@ describe('a handler without a secret', () => {
   it('takes the secret from the environment when built', async () => {
     vi.stubEnv('PAYMENTS_WEBHOOK_SECRET', SECRET);
     const onEvent = vi.fn();
-    const handle = webhookHandler({ onEvent, dedupe: false, ...quiet });
+    const handle = webhookHandler({ onEvent, store: memoryStore(), ...quiet });
     expect((await handle(delivery(eventBody()))).status).toBe(200);
     expect(onEvent).toHaveBeenCalledOnce();
   });

@@ -316,9 +316,10 @@ describe('webhookHandler', () => {
     });
     const { handle: throwing, errors } = handler({ secret: SECRET, onEvent: () => Promise.reject(new Error('boom')), store: failing });
     expect((await throwing(delivery(eventBody({ id: 'x1', type: 'payout.completed', data: { id: 1 } })))).status).toBe(500);
-    const { handle: working } = handler({ secret: SECRET, onEvent: () => {}, store: failing });
+    const { handle: working, errors: workingErrors } = handler({ secret: SECRET, onEvent: () => {}, store: failing });
     expect((await working(delivery(eventBody({ id: 'x2', type: 'payout.completed', data: { id: 2 } })))).status).toBe(200);
-    expect(errors.map((e) => (e.error as Error).message)).toEqual(['release failed', 'boom', 'settle failed']);
+    expect(errors.map((e) => (e.error as Error).message)).toEqual(['release failed', 'boom']);
+    expect(workingErrors.map((e) => [(e.error as Error).message, e.info.status])).toEqual([['settle failed', 200]]);
   });
 
   it('logs to the console by default: error for 500, warn for 400', async () => {
