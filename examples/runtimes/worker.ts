@@ -1,17 +1,19 @@
 /**
- * A Cloudflare Worker: a checkout route and the webhook endpoint, deduplicated on D1.
+ * A Cloudflare Worker: a checkout route and the webhook endpoint, exactly once on D1: the effect's
+ * statements run in one D1 batch with the record of the delivery, so a duplicate's roll back.
  * wrangler.jsonc: `"d1_databases": [{ "binding": "DB", … }]`, `PAYMENTS_BASE_URL` under `vars`,
  * `PAYMENTS_API_KEY` and `PAYMENTS_WEBHOOK_SECRET` as secrets (`wrangler secret put`).
  */
 import { PaymentsClient } from 'payments-sdk';
-import { type D1DatabaseLike, d1DedupeStore, webhookHandler } from 'payments-sdk/webhooks';
+import { d1Store } from 'payments-sdk/stores';
+import { webhookHandler } from 'payments-sdk/webhooks';
 
-/** The Worker's bindings (with @cloudflare/workers-types, `DB: D1Database` fits too). */
+/** The Worker's bindings (with @cloudflare/workers-types, write `DB: D1Database`). */
 interface Env {
   PAYMENTS_API_KEY: string;
   PAYMENTS_BASE_URL: string;
   PAYMENTS_WEBHOOK_SECRET: string;
-  DB: D1DatabaseLike;
+  DB: Parameters<typeof d1Store>[0];
 }
 
 export default {
@@ -20,16 +22,15 @@ export default {
 
     if (pathname === '/webhooks') {
       // Built per request (env exists only here): the D1 store is shared by every isolate and
-      // survives restarts, so a duplicate delivery never runs the handler twice.
+      // survives restarts. The handler returns its statements instead of running them: the store
+      // runs them in one batch with the record of the delivery, so a duplicate's effect rolls back.
       const handle = webhookHandler({
         secret: env.PAYMENTS_WEBHOOK_SECRET,
-        dedupe: d1DedupeStore(env.DB),
+        store: d1Store(env.DB),
         on: {
-          'payment.succeeded': async (event) => {
-            await env.DB.prepare('INSERT INTO paid_orders (payment_uuid, amount) VALUES (?, ?)')
-              .bind(event.data.uuid, event.data.gross_amount)
-              .run();
-          },
+          'payment.succeeded': (event) => [
+            env.DB.prepare('INSERT INTO paid_orders (payment_uuid, amount) VALUES (?, ?)').bind(event.data.uuid, event.data.gross_amount),
+          ],
         },
       });
       return handle(request);

@@ -1,14 +1,15 @@
 /**
- * `inbox.reconcile` against a real PostgreSQL server and the testing kit: the kit delivers every
- * event to a real `webhookHandler({ inbox })` and loses 30 % of them; reconciliation runs `onEvent`
- * for exactly the lost ones, the late originals delivered afterwards run nothing, a late original
- * and the reconciliation at the same moment make one effect, a stuck payment is counted as stale,
- * and a failing `onEvent` stops the run with the count so far.
+ * `client.payments.reconcile({ store, onEvent })` against a real PostgreSQL server and the testing
+ * kit: the kit delivers every event to a real `webhookHandler({ store })` and loses 30 % of them;
+ * reconciliation runs `onEvent` for exactly the lost ones, the late originals delivered afterwards
+ * run nothing, a late original and the reconciliation at the same moment make one effect, a stuck
+ * payment is reported stale, and a failing `onEvent` leaves its payment for the next run without
+ * stopping this one.
  */
-import { type Payment, PaymentsClient } from 'payments-sdk';
-import { InboxReconcileError, type PostgresInbox, postgresInbox } from 'payments-sdk/postgres';
+import { type Payment, PaymentsClient, type ReconcileFinding, type ReconcileOptions } from 'payments-sdk';
+import { type PostgresStore, postgresStore } from 'payments-sdk/stores';
 import { createMockService, type MockDelivery, type MockService } from 'payments-sdk/testing';
-import { type WebhookEvent, type WebhookInboxContext, webhookHandler } from 'payments-sdk/webhooks';
+import { type WebhookEvent, webhookHandler } from 'payments-sdk/webhooks';
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
@@ -21,8 +22,10 @@ let server: PostgresServer;
 let pool: pg.Pool;
 let tableNo = 0;
 
-/** The merchant's effect: one row per run of `onEvent`, written in the inbox's transaction. */
-async function effect(event: WebhookEvent, { tx }: WebhookInboxContext): Promise<void> {
+type Context = { tx: { query(text: string, params?: readonly unknown[]): Promise<unknown> } };
+
+/** The merchant's effect: one row per run of `onEvent`, written in the delivery's transaction. */
+async function effect(event: Pick<WebhookEvent, 'type' | 'data'>, { tx }: Context): Promise<void> {
   const payment = event.data as Payment;
   await tx.query('INSERT INTO effects (payment_uuid, event_type, reconciled) VALUES ($1, $2, $3)', [
     payment.uuid,
@@ -38,22 +41,35 @@ async function effectsOf(): Promise<Map<string, { runs: number; reconciled: bool
   return new Map(rows.map((r) => [r.payment_uuid, { runs: r.runs, reconciled: r.reconciled }]));
 }
 
-/** A shop on the kit whose endpoint is a `webhookHandler` on a fresh inbox table; 30 % of deliveries lost. */
+/** A shop on the kit whose endpoint is a `webhookHandler` on a fresh store table; 30 % of deliveries lost. */
 async function lossyShop(payments: number, onEvent: typeof effect = effect) {
   await pool.query('TRUNCATE effects');
-  const inbox = postgresInbox(pool, { table: `inbox_${++tableNo}` });
-  await inbox.migrate();
+  const store = postgresStore(pool, { table: `store_${++tableNo}` });
+  await store.migrate();
   let secret = '';
-  const handle = (request: Request) => webhookHandler({ secret, inbox, onEvent, onError: () => {} })(request);
+  const handle = (request: Request) => webhookHandler({ secret, store, onEvent, onError: () => {} })(request);
   const mock = createMockService({ now: T0, webhooks: { endpoint: handle, dropRate: 0.3, seed: 7 } });
   secret = mock.webhookSecret;
   const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
   await decidePayments(client, mock, payments, 4);
   const lost = mock.deliveries.filter((d) => d.dropped);
-  return { inbox, mock, client, handle, lost };
+  return { store, mock, client, handle, lost };
 }
 
 const uuidOf = (d: MockDelivery) => (d.event.data as Payment).uuid;
+
+/** One reconciliation run through `store`: its findings, and how many `onEvent` handled. */
+async function reconcile(
+  client: PaymentsClient,
+  store: PostgresStore,
+  options: Omit<ReconcileOptions<Context>, 'store' | 'isHandled'> & { onEvent: NonNullable<ReconcileOptions<Context>['onEvent']> },
+) {
+  const findings: ReconcileFinding[] = [];
+  for await (const finding of client.payments.reconcile({ ...options, store })) findings.push(finding);
+  const handled = findings.filter((f) => f.kind === 'missed' && f.handled).length;
+  const stale = findings.filter((f) => f.kind === 'stale').length;
+  return { findings, handled, stale };
+}
 
 async function redeliver(mock: MockService, deliveries: MockDelivery[], handle: (r: Request) => Promise<Response>) {
   return Promise.all(
@@ -64,7 +80,7 @@ async function redeliver(mock: MockService, deliveries: MockDelivery[], handle: 
   );
 }
 
-describePostgres('inbox.reconcile on a real Postgres', () => {
+describePostgres('payments.reconcile through postgresStore on a real Postgres', () => {
   beforeAll(async () => {
     server = await startPostgresServer();
     pool = new pg.Pool({ connectionString: server.url, max: 8 });
@@ -78,7 +94,7 @@ describePostgres('inbox.reconcile on a real Postgres', () => {
   });
 
   it('runs onEvent exactly for the lost payments; the late originals, delivered afterwards, run nothing', async () => {
-    const { inbox, mock, client, handle, lost } = await lossyShop(60);
+    const { store, mock, client, handle, lost } = await lossyShop(60);
     expect(lost.length).toBeGreaterThan(8);
     expect(lost.length).toBeLessThan(30);
     const before = await effectsOf();
@@ -86,15 +102,15 @@ describePostgres('inbox.reconcile on a real Postgres', () => {
     for (const d of lost) expect(before.has(uuidOf(d))).toBe(false);
 
     const seen: WebhookEvent[] = [];
-    const result = await inbox.reconcile(client, {
+    const result = await reconcile(client, store, {
       from: DAY,
       to: DAY,
       onEvent: async (event, context) => {
-        seen.push(event);
+        seen.push(event as WebhookEvent);
         await effect(event, context);
       },
     });
-    expect(result).toEqual({ handled: lost.length, stale: 0 });
+    expect([result.handled, result.stale]).toEqual([lost.length, 0]);
     expect(new Set(seen.map((e) => `${(e.data as Payment).uuid} ${e.type}`))).toEqual(
       new Set(lost.map((d) => `${uuidOf(d)} ${d.event.type}`)),
     );
@@ -112,21 +128,18 @@ describePostgres('inbox.reconcile on a real Postgres', () => {
     for (const a of answers) expect(a).toEqual({ status: 200, body: '{"received":true,"duplicate":true}' });
     expect(await effectsOf()).toEqual(after);
     // A second run finds nothing left.
-    expect(await inbox.reconcile(client, { from: DAY, to: DAY, onEvent: effect })).toEqual({ handled: 0, stale: 0 });
+    expect((await reconcile(client, store, { from: DAY, to: DAY, onEvent: effect })).findings).toEqual([]);
     expect(await effectsOf()).toEqual(after);
   });
 
   it('the late original and the reconciliation at the same moment: exactly one effect per payment', async () => {
-    const slow = async (event: WebhookEvent, context: WebhookInboxContext) => {
+    const slow = async (event: Pick<WebhookEvent, 'type' | 'data'>, context: Context) => {
       // Holds the transaction open a while, so the two runs of a payment overlap.
       await context.tx.query('SELECT pg_sleep(0.03)');
       await effect(event, context);
     };
-    const { inbox, mock, client, handle, lost } = await lossyShop(40, slow);
-    const [result, answers] = await Promise.all([
-      inbox.reconcile(client, { from: DAY, to: DAY, onEvent: slow }),
-      redeliver(mock, lost, handle),
-    ]);
+    const { store, mock, client, handle, lost } = await lossyShop(40, slow);
+    const [result, answers] = await Promise.all([reconcile(client, store, { from: DAY, to: DAY, onEvent: slow }), redeliver(mock, lost, handle)]);
     const byOriginal = answers.filter((a) => a.body === '{"received":true}').length;
     for (const a of answers) expect(a.status).toBe(200);
     expect(result.handled + byOriginal).toBe(lost.length);
@@ -135,11 +148,11 @@ describePostgres('inbox.reconcile on a real Postgres', () => {
     for (const [, e] of after) expect(e.runs).toBe(1);
   });
 
-  it('the one that commits first wins, the other waits on the unique index; a rollback lets the other run', async () => {
-    const { inbox, mock, client, handle, lost } = await lossyShop(12);
+  it('the one that commits first wins, the other waits on the key; a failed onEvent leaves its payment for the next run', async () => {
+    const { store, mock, client, handle, lost } = await lossyShop(12);
     // The order reconciliation will take them in: the first two findings.
     const order: string[] = [];
-    for await (const f of client.payments.reconcile({ from: DAY, to: DAY, inbox })) order.push(f.payment.uuid);
+    for await (const f of client.payments.reconcile({ from: DAY, to: DAY, store })) order.push(f.payment.uuid);
     const first = lost.find((d) => uuidOf(d) === order[0]);
     const second = lost.find((d) => uuidOf(d) === order[1]);
     if (!first || !second) throw new Error('the seed loses at least two deliveries of 12');
@@ -154,26 +167,21 @@ describePostgres('inbox.reconcile on a real Postgres', () => {
       entered = resolve;
     });
     let failSecond = true;
-    const settled = inbox
-      .reconcile(client, {
-        from: DAY,
-        to: DAY,
-        onEvent: async (event, context) => {
-          if (event.data.uuid === uuidOf(first)) {
-            entered();
-            await held;
-          }
-          if (event.data.uuid === uuidOf(second) && failSecond) {
-            failSecond = false;
-            throw new Error('merchant bug');
-          }
-          await effect(event, context);
-        },
-      })
-      .then(
-        () => undefined,
-        (e: unknown) => e,
-      );
+    const settled = reconcile(client, store, {
+      from: DAY,
+      to: DAY,
+      onEvent: async (event, context) => {
+        if (event.data.uuid === uuidOf(first)) {
+          entered();
+          await held;
+        }
+        if (event.data.uuid === uuidOf(second) && failSecond) {
+          failSecond = false;
+          throw new Error('merchant bug');
+        }
+        await effect(event, context);
+      },
+    });
     await inside;
     const original = mock.deliver(first, handle);
     // The original's insert waits on the reconciliation's uncommitted row.
@@ -184,26 +192,27 @@ describePostgres('inbox.reconcile on a real Postgres', () => {
     }
     expect(waiting).toBe(1);
     release();
-    const error = await settled;
-    // The second payment's onEvent threw: the run stopped there, the count so far kept, nothing swallowed.
-    expect(error).toBeInstanceOf(InboxReconcileError);
-    expect(error).toMatchObject({ handled: 1, paymentUuid: uuidOf(second), eventType: second.event.type });
-    expect((error as Error).cause).toEqual(new Error('merchant bug'));
+    const run = await settled;
+    // The second payment's onEvent threw: its finding says so, with the error; the run went on.
+    const failed = run.findings.filter((f) => f.kind === 'missed' && !f.handled);
+    expect(failed.map((f) => [f.payment.uuid, f.kind === 'missed' && (f.error as Error).message])).toEqual([[uuidOf(second), 'merchant bug']]);
+    expect(run.handled).toBe(lost.length - 1);
     expect(await (await original).text()).toBe('{"received":true,"duplicate":true}');
     expect((await effectsOf()).get(uuidOf(first))).toEqual({ runs: 1, reconciled: true });
     expect((await effectsOf()).has(uuidOf(second))).toBe(false);
-    // Rerun: the second (rolled back) and the rest are handled now.
-    const rerun = await inbox.reconcile(client, { from: DAY, to: DAY, onEvent: effect });
-    expect(rerun.handled).toBe(lost.length - 1);
+    // Rerun: the second (rolled back) is handled now, and only it.
+    const rerun = await reconcile(client, store, { from: DAY, to: DAY, onEvent: effect });
+    expect(rerun.findings.map((f) => f.payment.uuid)).toEqual([uuidOf(second)]);
+    expect(rerun.handled).toBe(1);
     const effects = await effectsOf();
     expect(effects.size).toBe(lost.length);
     for (const [, e] of effects) expect(e).toEqual({ runs: 1, reconciled: true });
   });
 
-  it('counts a payment stuck pending as stale and runs nothing for it; bad options are refused', async () => {
+  it('reports a payment stuck pending as stale and runs nothing for it; bad options are refused', async () => {
     await pool.query('TRUNCATE effects');
-    const inbox: PostgresInbox = postgresInbox(pool, { table: `inbox_${++tableNo}` });
-    await inbox.migrate();
+    const store = postgresStore(pool, { table: `store_${++tableNo}` });
+    await store.migrate();
     const now = Date.now();
     const mock = createMockService();
     mock.seed({
@@ -216,10 +225,10 @@ describePostgres('inbox.reconcile on a real Postgres', () => {
     const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
     const from = new Date(now - 3 * 3_600_000).toISOString().slice(0, 10);
     const seen: string[] = [];
-    const result = await inbox.reconcile(client, { from, onEvent: (event) => void seen.push(event.data.status) });
-    expect(result).toEqual({ handled: 1, stale: 1 });
+    const result = await reconcile(client, store, { from, onEvent: (event) => void seen.push(event.data.status) });
+    expect([result.handled, result.stale]).toEqual([1, 1]);
     expect(seen).toEqual(['succeeded']);
-    await expect(inbox.reconcile(client, { from: 'yesterday', onEvent: effect })).rejects.toThrow(/from/);
-    await expect(inbox.reconcile(client, { from } as never)).rejects.toThrow(/onEvent must be a function/);
+    await expect(reconcile(client, store, { from: 'yesterday', onEvent: effect })).rejects.toThrow(/from/);
+    await expect(reconcile(client, store, { from, onEvent: 'x' } as never)).rejects.toThrow(/onEvent: must be a function/);
   });
 });

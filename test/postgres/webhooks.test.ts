@@ -1,10 +1,13 @@
 /**
- * The Postgres webhook inbox against a real PostgreSQL server, through each driver it accepts (a pg
- * Pool, a single pg Client, a postgres.js sql): deliveries are real signed Requests to a real
- * `webhookHandler`, and the merchant's effect is a row written through `tx`.
+ * Webhook deliveries through `postgresStore` against a real PostgreSQL server, through each driver
+ * it accepts (a pg Pool, a single pg Client, a postgres.js sql): deliveries are real signed Requests
+ * to a real `webhookHandler`, and the merchant's effect is a row written through `tx`, in the same
+ * commit as the record of the delivery.
  */
 
-import { type PostgresDatabase, type PostgresInbox, postgresInbox } from 'payments-sdk/postgres';
+import { PaymentsClient } from 'payments-sdk';
+import { type PostgresStore, postgresStore } from 'payments-sdk/stores';
+import { createMockService } from 'payments-sdk/testing';
 import { type WebhookEvent, webhookHandler } from 'payments-sdk/webhooks';
 import pg from 'pg';
 import postgres from 'postgres';
@@ -29,7 +32,7 @@ async function rows(sql: string): Promise<Record<string, unknown>[]> {
   return (await admin.query(sql)).rows;
 }
 
-/** The merchant's effect: one row per run, written in the inbox's transaction. */
+/** The merchant's effect: one row per run, written in the delivery's transaction. */
 const effect = async (event: WebhookEvent, { tx }: { tx: { query: (text: string, params?: unknown[]) => Promise<unknown> } }) => {
   await tx.query('INSERT INTO effects (event_id) VALUES ($1)', [event.id]);
 };
@@ -42,7 +45,8 @@ function deferred() {
   return { promise, resolve };
 }
 
-type Driver = { name: string; open(): Promise<{ db: PostgresDatabase; close(): Promise<void> }> };
+type Database = Parameters<typeof postgresStore>[0];
+type Driver = { name: string; open(): Promise<{ db: Database; close(): Promise<void> }> };
 const drivers: Driver[] = [
   {
     name: 'pg Pool',
@@ -70,7 +74,7 @@ const drivers: Driver[] = [
   },
 ];
 
-describePostgres('postgresInbox', () => {
+describePostgres('webhook deliveries through postgresStore', () => {
   beforeAll(async () => {
     server = await startPostgresServer();
     admin = new pg.Pool({ connectionString: server.url, max: 2 });
@@ -83,89 +87,56 @@ describePostgres('postgresInbox', () => {
   });
   beforeEach(async () => {
     await admin.query('TRUNCATE effects');
-    await admin.query('DROP TABLE IF EXISTS payments_inbox');
-  });
-
-  it('migrate() creates the documented table, any number of times, from several callers at once', async () => {
-    const pool = new pg.Pool({ connectionString: server.url, max: 8 });
-    const sql = postgres(server.url, { max: 4, onnotice: () => {} });
-    try {
-      await Promise.all([
-        ...Array.from({ length: 4 }, () => postgresInbox(pool).migrate()),
-        ...Array.from({ length: 4 }, () => postgresInbox(sql).migrate()),
-      ]);
-      await postgresInbox(pool).migrate();
-      const columns = await rows(
-        "SELECT column_name, data_type, is_nullable FROM information_schema.columns WHERE table_name = 'payments_inbox' ORDER BY ordinal_position",
-      );
-      expect(columns).toEqual([
-        { column_name: 'event_id', data_type: 'text', is_nullable: 'NO' },
-        { column_name: 'event_type', data_type: 'text', is_nullable: 'NO' },
-        { column_name: 'resource_id', data_type: 'text', is_nullable: 'YES' },
-        { column_name: 'received_at', data_type: 'timestamp with time zone', is_nullable: 'NO' },
-        { column_name: 'body', data_type: 'jsonb', is_nullable: 'YES' },
-      ]);
-      const [index] = await rows("SELECT indexdef FROM pg_indexes WHERE indexname = 'payments_inbox_final_event_key'");
-      expect(String(index?.indexdef)).toMatch(/UNIQUE INDEX .* \(resource_id, event_type\) WHERE .*payment\.succeeded.*payment\.failed/);
-      expect(postgresInbox(pool).schemaSql()).toMatch(/^-- payments-sdk webhook inbox[\s\S]*CREATE TABLE IF NOT EXISTS "payments_inbox"/);
-    } finally {
-      await pool.end();
-      await sql.end({ timeout: 1 });
-    }
-  });
-
-  it('refuses bad options naming every bad field, and a db that is no driver', () => {
-    const pool = new pg.Pool({ connectionString: server.url });
-    expect(() => postgresInbox(pool, { table: 'x; DROP TABLE y', storeBody: 'yes' as never, timeoutMs: 0 })).toThrow(
-      /table must be a name.*; storeBody must be true or false; timeoutMs must be an integer/,
-    );
-    expect(() => postgresInbox({} as PostgresDatabase)).toThrow(/pass a pg Pool or Client/);
-    void pool.end();
+    await admin.query('DROP TABLE IF EXISTS payments_sdk');
   });
 
   for (const driver of drivers) {
     describe(driver.name, () => {
-      let db: PostgresDatabase;
+      let db: Database;
       let close: () => Promise<void>;
-      let inbox: PostgresInbox;
+      let store: PostgresStore;
       beforeEach(async () => {
         ({ db, close } = await driver.open());
-        inbox = postgresInbox(db, { timeoutMs: 1500 });
-        await inbox.migrate();
+        store = postgresStore(db, { timeoutMs: 1500 });
+        await store.migrate();
         return () => close();
       });
 
       it('records the event and runs onEvent once in one transaction; a duplicate answers 200 without running it', async () => {
-        const handle = webhookHandler({ secret: SECRET, inbox, onEvent: effect });
+        const handle = webhookHandler({ secret: SECRET, store, onEvent: effect });
         const body = paymentEvent('evt_a', 'pay-a');
         expect((await handle(delivery(body))).status).toBe(200);
         const again = await handle(delivery(body));
         expect(again.status).toBe(200);
         expect(await again.json()).toEqual({ received: true, duplicate: true });
         expect(await rows('SELECT event_id FROM effects')).toEqual([{ event_id: 'evt_a' }]);
-        expect(await rows('SELECT event_id, event_type, resource_id, body FROM payments_inbox')).toEqual([
-          { event_id: 'evt_a', event_type: 'payment.succeeded', resource_id: 'pay-a', body: null },
-        ]);
+        const recorded = await rows('SELECT key, settled, result FROM payments_sdk');
+        expect(recorded.map((r) => [r.key, r.settled])).toEqual([['payment:pay-a:payment.succeeded', true]]);
+        expect(JSON.parse(String(recorded[0]?.result))).toMatchObject({ event_id: 'evt_a', type: 'payment.succeeded' });
       });
 
-      it('tx.query takes $1 placeholders and answers { rows }', async () => {
+      it('tx.query takes $1 placeholders and answers { rows, rowCount }', async () => {
         let seen: unknown;
+        let count: unknown;
         const handle = webhookHandler({
           secret: SECRET,
-          inbox,
+          store,
           onEvent: async (_event, { tx }) => {
             seen = (await tx.query<{ sum: number; word: string }>('SELECT $1::int + $2::int AS sum, $3::text AS word', [2, 3, 'ok'])).rows;
+            await tx.query('INSERT INTO effects (event_id) VALUES ($1), ($2)', ['q1', 'q2']);
+            count = (await tx.query('UPDATE effects SET event_id = event_id WHERE event_id LIKE $1', ['q%'])).rowCount;
           },
         });
         expect((await handle(delivery(paymentEvent('evt_q', 'pay-q')))).status).toBe(200);
         expect(seen).toEqual([{ sum: 5, word: 'ok' }]);
+        expect(count).toBe(2);
       });
 
       it('onEvent throwing rolls back both: 500, nothing recorded, and the retry runs it once', async () => {
         let fail = true;
         const handle = webhookHandler({
           secret: SECRET,
-          inbox,
+          store,
           onError: () => {},
           onEvent: async (event, context) => {
             await effect(event, context);
@@ -175,23 +146,23 @@ describePostgres('postgresInbox', () => {
         const body = paymentEvent('evt_b', 'pay-b');
         expect((await handle(delivery(body))).status).toBe(500);
         expect(await rows('SELECT * FROM effects')).toEqual([]);
-        expect(await rows('SELECT * FROM payments_inbox')).toEqual([]);
+        expect(await rows('SELECT * FROM payments_sdk')).toEqual([]);
         fail = false;
         expect((await handle(delivery(body))).status).toBe(200);
         expect((await handle(delivery(body))).status).toBe(200);
         expect(await rows('SELECT event_id FROM effects')).toEqual([{ event_id: 'evt_b' }]);
       });
 
-      it('a duplicate arriving while the original is in its transaction waits: 200 once it commits, runs onEvent if it rolls back', async () => {
-        if (driver.name === 'pg Client') return; // One connection: the second delivery waits its turn, covered below.
+      // One pg Client has one connection: the second delivery waits its turn (covered below).
+      it.skipIf(driver.name === 'pg Client')('a duplicate arriving while the original is in its transaction waits: 200 once it commits, runs onEvent if it rolls back', async () => {
         for (const originalFails of [false, true]) {
-          await admin.query('TRUNCATE effects, payments_inbox');
+          await admin.query('TRUNCATE effects, payments_sdk');
           const inside = deferred();
           const finish = deferred();
           let runs = 0;
           const handle = webhookHandler({
             secret: SECRET,
-            inbox,
+            store,
             onError: () => {},
             onEvent: async (event, context) => {
               runs += 1;
@@ -220,45 +191,48 @@ describePostgres('postgresInbox', () => {
       });
 
       it('a reconciled payment and its late original run once: the final event is unique per payment', async () => {
-        const handle = webhookHandler({ secret: SECRET, inbox, onEvent: effect });
-        const reconciled = JSON.parse(paymentEvent('reconciled:pay-d:payment.succeeded', 'pay-d')) as WebhookEvent;
-        const result = await inbox.deliver(reconciled, (context) => effect(reconciled, context));
-        expect(result).toEqual({ outcome: 'handled', status: 200 });
-        const late = await handle(delivery(paymentEvent('evt_d', 'pay-d')));
+        const mock = createMockService({ seed: { payments: [{ status: 'succeeded' }] } });
+        const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
+        const today = mock.now().toISOString().slice(0, 10);
+        const findings = [];
+        for await (const finding of client.payments.reconcile({ from: today, store, onEvent: effect })) findings.push(finding);
+        expect(findings.map((f) => f.kind === 'missed' && f.handled)).toEqual([true]);
+        const uuid = findings[0]?.payment.uuid as string;
+        const handle = webhookHandler({ secret: SECRET, store, onEvent: effect });
+        const late = await handle(delivery(paymentEvent('evt_d', uuid)));
         expect(await late.json()).toEqual({ received: true, duplicate: true });
-        // The other final event of another payment, and a non-final event of this one, still run.
+        // The other final event of another payment still runs.
         expect((await handle(delivery(paymentEvent('evt_e', 'pay-e', 'payment.failed')))).status).toBe(200);
         expect(await rows('SELECT event_id FROM effects ORDER BY n')).toEqual([
-          { event_id: 'reconciled:pay-d:payment.succeeded' },
+          { event_id: `reconciled:${uuid}:payment.succeeded` },
           { event_id: 'evt_e' },
         ]);
-        expect(
-          await inbox.handledPayments([
-            { resourceId: 'pay-d', type: 'payment.succeeded' },
-            { resourceId: 'pay-d', type: 'payment.failed' },
-            { resourceId: 'pay-e', type: 'payment.failed' },
-            { resourceId: 'pay-x', type: 'payment.succeeded' },
-          ]),
-        ).toEqual(new Set(['pay-d', 'pay-e']));
-        expect(await inbox.handledPayments([])).toEqual(new Set());
-        await expect(inbox.handledPayments([{ resourceId: 'p', type: 'payout.paid' as never }])).rejects.toThrow(/keys\[0\]/);
+        // A second run finds nothing left.
+        const again = [];
+        for await (const finding of client.payments.reconcile({ from: today, store, onEvent: effect })) again.push(finding);
+        expect(again).toEqual([]);
       });
 
-      it('stores the body only with storeBody: true, and never the secret', async () => {
-        const storing = postgresInbox(db, { storeBody: true });
-        const handle = webhookHandler({ secret: SECRET, inbox: storing, onEvent: effect });
-        expect((await handle(delivery(paymentEvent('evt_f', 'pay-f')))).status).toBe(200);
-        const [row] = await rows("SELECT body FROM payments_inbox WHERE event_id = 'evt_f'");
-        expect(row?.body).toMatchObject({ id: 'evt_f', type: 'payment.succeeded', data: { uuid: 'pay-f' } });
-        const dump = JSON.stringify(await rows('SELECT * FROM payments_inbox'));
+      it('stores the body only with storeBody: true, exactly (\\u0000 and lone surrogates too), and never the secret', async () => {
+        const handle = webhookHandler({ secret: SECRET, store, storeBody: true, onEvent: effect });
+        const body = JSON.parse(paymentEvent('evt_f', 'pay-f')) as { data: Record<string, unknown> };
+        body.data.note = 'nul \u0000, lone \ud800';
+        expect((await handle(delivery(JSON.stringify(body)))).status).toBe(200);
+        const [row] = await rows("SELECT result FROM payments_sdk WHERE key = 'payment:pay-f:payment.succeeded'");
+        expect(JSON.parse(String(row?.result)).event).toEqual(body);
+        const plain = webhookHandler({ secret: SECRET, store, onEvent: effect });
+        expect((await plain(delivery(paymentEvent('evt_f2', 'pay-f2')))).status).toBe(200);
+        const [bare] = await rows("SELECT result FROM payments_sdk WHERE key = 'payment:pay-f2:payment.succeeded'");
+        expect(JSON.parse(String(bare?.result)).event).toBeUndefined();
+        const dump = JSON.stringify(await rows('SELECT * FROM payments_sdk'));
         expect(dump).not.toContain(SECRET);
         expect(dump).not.toContain('whsec_');
       });
 
       it('a database that does not answer (SIGSTOP) gives 503 within the bound, and nothing is recorded once it answers again', async () => {
-        const bounded = postgresInbox(db, { timeoutMs: 600 });
+        const bounded = postgresStore(db, { timeoutMs: 600 });
         const errors: unknown[] = [];
-        const handle = webhookHandler({ secret: SECRET, inbox: bounded, onEvent: effect, onError: (error) => errors.push(error) });
+        const handle = webhookHandler({ secret: SECRET, store: bounded, onEvent: effect, onError: (error) => errors.push(error) });
         // Warm: the pool has an open connection, so the freeze hits mid-transaction, not at connect.
         expect((await handle(delivery(paymentEvent('evt_warm', 'pay-warm')))).status).toBe(200);
         server.pause();
@@ -275,20 +249,20 @@ describePostgres('postgresInbox', () => {
         expect(String((errors[0] as Error).message)).toMatch(/did not finish the transaction within 600 ms/);
         // Once the server answers again, whatever it had read is rolled back.
         await new Promise((resolve) => setTimeout(resolve, 300));
-        expect(await rows("SELECT event_id FROM payments_inbox WHERE event_id = 'evt_g'")).toEqual([]);
+        expect(await rows("SELECT key FROM payments_sdk WHERE key = 'payment:pay-g:payment.succeeded'")).toEqual([]);
         expect(await rows("SELECT event_id FROM effects WHERE event_id = 'evt_g'")).toEqual([]);
-        // And the inbox works again: the service's retry is handled once.
+        // And the store works again: the service's retry is handled once.
         expect((await handle(delivery(paymentEvent('evt_g', 'pay-g')))).status).toBe(200);
         expect(await rows("SELECT event_id FROM effects WHERE event_id = 'evt_g'")).toEqual([{ event_id: 'evt_g' }]);
       });
 
       it('a database frozen as the COMMIT is sent: 503, an error that does not claim a rollback, and the effect runs once in all', async () => {
-        const bounded = postgresInbox(db, { timeoutMs: 600 });
+        const bounded = postgresStore(db, { timeoutMs: 600 });
         const errors: unknown[] = [];
         let runs = 0;
         const handle = webhookHandler({
           secret: SECRET,
-          inbox: bounded,
+          store: bounded,
           onError: (error) => errors.push(error),
           onEvent: async (event, context) => {
             runs += 1;
@@ -307,21 +281,24 @@ describePostgres('postgresInbox', () => {
         expect(String((errors[0] as Error).message)).toMatch(/did not confirm the COMMIT within 600 ms: the transaction committed if/);
         await new Promise((resolve) => setTimeout(resolve, 300));
         // Committed or rolled back, the two tables agree; the service's retry completes it once.
-        const recorded = await rows("SELECT event_id FROM payments_inbox WHERE event_id = 'evt_c'");
+        const recorded = await rows("SELECT key AS event_id FROM payments_sdk WHERE key = 'payment:pay-c:payment.succeeded'");
         expect(await rows("SELECT event_id FROM effects WHERE event_id = 'evt_c'")).toEqual(recorded);
         // A single Client's connection may be ended by the server as it resumes (its idle timeout):
         // only a pool gets a fresh connection for the retry.
-        if (driver.name === 'pg Client') return;
+        if (driver.name === 'pg Client') {
+          expect(runs).toBe(1);
+          return;
+        }
         expect((await handle(delivery(paymentEvent('evt_c', 'pay-c')))).status).toBe(200);
         expect(await rows("SELECT event_id FROM effects WHERE event_id = 'evt_c'")).toEqual([{ event_id: 'evt_c' }]);
         expect(runs).toBe(recorded.length === 1 ? 1 : 2);
       });
 
       it('a database frozen while onEvent runs: 503 within the bound, the effect rolled back', async () => {
-        const bounded = postgresInbox(db, { timeoutMs: 600 });
+        const bounded = postgresStore(db, { timeoutMs: 600 });
         const handle = webhookHandler({
           secret: SECRET,
-          inbox: bounded,
+          store: bounded,
           onError: () => {},
           onEvent: async (event, context) => {
             await effect(event, context);
@@ -339,7 +316,7 @@ describePostgres('postgresInbox', () => {
         expect(response.status).toBe(503);
         expect(Date.now() - started).toBeLessThan(1500);
         await new Promise((resolve) => setTimeout(resolve, 300));
-        expect(await rows("SELECT event_id FROM payments_inbox WHERE event_id = 'evt_h'")).toEqual([]);
+        expect(await rows("SELECT key FROM payments_sdk WHERE key = 'payment:pay-h:payment.succeeded'")).toEqual([]);
         expect(await rows("SELECT event_id FROM effects WHERE event_id = 'evt_h'")).toEqual([]);
       });
     });
@@ -349,13 +326,13 @@ describePostgres('postgresInbox', () => {
     const client = new pg.Client({ connectionString: server.url });
     await client.connect();
     try {
-      const inbox = postgresInbox(client);
-      await inbox.migrate();
+      const store = postgresStore(client);
+      await store.migrate();
       let running = 0;
       let most = 0;
       const handle = webhookHandler({
         secret: SECRET,
-        inbox,
+        store,
         onEvent: async (event, context) => {
           running += 1;
           most = Math.max(most, running);
@@ -379,8 +356,8 @@ describePostgres('postgresInbox', () => {
     const pool = new pg.Pool({ connectionString: url });
     const sql = postgres(url, { onnotice: () => {} });
     try {
-      for (const db of [pool, sql] as PostgresDatabase[]) {
-        const handle = webhookHandler({ secret: SECRET, inbox: postgresInbox(db, { timeoutMs: 800 }), onEvent: effect, onError: () => {} });
+      for (const db of [pool, sql] as Database[]) {
+        const handle = webhookHandler({ secret: SECRET, store: postgresStore(db, { timeoutMs: 800 }), onEvent: effect, onError: () => {} });
         const started = Date.now();
         expect((await handle(delivery(paymentEvent('evt_z', 'pay-z')))).status).toBe(503);
         expect(Date.now() - started).toBeLessThan(1500);
