@@ -47,16 +47,15 @@ local out = {}
 for i, k in ipairs(KEYS) do
   local owner, lease, data = ARGV[3 * i], tonumber(ARGV[3 * i + 1]), ARGV[3 * i + 2]
   local v = redis.call('HMGET', k, 's', 'o', 'e', 'c')
-  local live = v[2] and tonumber(v[3]) > now
   local state = 'claimed'
   if v[1] then state = 'settled'
-  elseif live and v[2] ~= owner then state = 'busy'
+  elseif v[2] and v[2] ~= owner and tonumber(v[3]) > now then state = 'busy'
   else
     if not v[4] then
       redis.call('HSET', k, 'f', ms(now), 'c', 0)
       if data ~= '' then redis.call('HSET', k, 'd', data) end
     end
-    if not (live and v[2] == owner) then redis.call('HINCRBY', k, 'c', 1) end
+    redis.call('HINCRBY', k, 'c', 1)
     redis.call('HSET', k, 'o', owner, 'e', ms(now + lease))
     redis.call('PEXPIRE', k, ttl)
   end

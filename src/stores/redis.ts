@@ -5,9 +5,11 @@
  *
  * @module
  */
-import { PaymentsError, setName } from '../core/errors.js';
+import { PaymentsError } from '../core/errors.js';
 import { DAY_MS, MAX_TIMER_MS } from '../internal/durations.js';
+import { positiveInt } from '../internal/positive-int.js';
 import { withinTime } from '../internal/within-time.js';
+import { StoreTimeoutError } from './errors.js';
 import { type RedisScript, type RedisStoreClient, redisCommands, redisScript } from './redis-client.js';
 import { redisDeadlines } from './redis-deadline.js';
 import { CLAIM, LATE, READ, RELEASE, RENEW, SETTLE } from './redis-scripts.js';
@@ -20,7 +22,7 @@ export interface RedisStoreOptions {
   /** Prepended to every key the store writes. Default `'payments-sdk:'`. */
   prefix?: string;
   /**
-   * How long a call may take, in ms, before it fails with a {@link RedisStoreTimeoutError}; a write
+   * How long a call may take, in ms, before it fails with a {@link StoreTimeoutError}; a write
    * that has not run by then never runs. Default 2000.
    */
   timeoutMs?: number;
@@ -30,13 +32,6 @@ export interface RedisStoreOptions {
    */
   ttlMs?: number;
 }
-
-/**
- * A {@link redisStore} call that Redis did not answer within `timeoutMs` (a stopped or unreachable
- * server, a client reconnecting). A write it was making never lands afterwards.
- */
-export class RedisStoreTimeoutError extends PaymentsError {}
-setName(RedisStoreTimeoutError, 'RedisStoreTimeoutError');
 
 const DEFAULT_PREFIX = 'payments-sdk:';
 const DEFAULT_TIMEOUT_MS = 2000;
@@ -68,7 +63,7 @@ const scripts = {
  *
  * - **One clock.** Lease expiry and a record's `age` come from Redis's `TIME`, read inside each
  *   script: workers whose clocks disagree still agree on who holds a key.
- * - **Bounded calls.** Every call fails within `timeoutMs` with a {@link RedisStoreTimeoutError}
+ * - **Bounded calls.** Every call fails within `timeoutMs` with a {@link StoreTimeoutError}
  *   when Redis does not answer, and a write Redis gets to after that (a paused server, a call
  *   queued by a reconnecting client) is refused by its script, so it never lands late. A client
  *   that is not open fails at once.
@@ -85,8 +80,13 @@ export function redisStore(client: RedisStoreClient, options: RedisStoreOptions 
   const redis = redisCommands(client, 'redisStore');
   const prefix = options.prefix ?? DEFAULT_PREFIX;
   if (typeof prefix !== 'string') throw new PaymentsError('redisStore: prefix must be a string.');
-  const timeoutMs = integerOption(options.timeoutMs, DEFAULT_TIMEOUT_MS, 1, 'timeoutMs');
-  const ttlMs = integerOption(options.ttlMs, DEFAULT_TTL_MS, DAY_MS, 'ttlMs');
+  const timeoutMs = Math.min(positiveInt(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'redisStore: timeoutMs'), MAX_TIMER_MS);
+  const ttlMs = positiveInt(options.ttlMs, DEFAULT_TTL_MS, 'redisStore: ttlMs');
+  if (ttlMs < DAY_MS) {
+    throw new PaymentsError(
+      `redisStore: ttlMs must be at least ${DAY_MS} (24 h), got ${ttlMs}: a settled webhook key must outlive the service's redeliveries.`,
+    );
+  }
   const ttl = String(ttlMs);
   const deadlines = redisDeadlines(redis);
   const redisKey = (key: string) => prefix + encodeText(key);
@@ -98,7 +98,7 @@ export function redisStore(client: RedisStoreClient, options: RedisStoreOptions 
     const end = performance.now() + timeoutMs;
     const late = () => {
       const waiting = redis.waiting();
-      return new RedisStoreTimeoutError(
+      return new StoreTimeoutError(
         `redisStore: Redis did not answer ${what} within ${timeoutMs} ms${waiting ? ` (${waiting})` : ''}; nothing was written after that.`,
       );
     };
@@ -132,8 +132,9 @@ export function redisStore(client: RedisStoreClient, options: RedisStoreOptions 
   return {
     kind: 'redis',
     async claim(requests) {
+      if (!Array.isArray(requests)) throw new PaymentsError('redisStore: claim takes an array of requests.');
       if (requests.length === 0) return [];
-      const args = requests.flatMap((r) => [encodeText(r.owner), String(leaseOf(r)), r.data === undefined ? '' : JSON.stringify(r.data)]);
+      const args = requests.map(checked).flatMap((r) => [encodeText(r.owner), leaseOf(r.leaseMs), json(r.data)]);
       const reply = await write(
         'the claim',
         scripts.claim,
@@ -149,7 +150,7 @@ export function redisStore(client: RedisStoreClient, options: RedisStoreOptions 
       });
     },
     renew(key, owner, leaseMs) {
-      return owned('the renewal', scripts.renew, key, owner, String(leaseOf({ leaseMs })));
+      return owned('the renewal', scripts.renew, key, owner, leaseOf(leaseMs));
     },
     settle(key, owner, result) {
       return owned('the settlement', scripts.settle, key, owner, json(result));
@@ -172,22 +173,23 @@ export function redisStore(client: RedisStoreClient, options: RedisStoreOptions 
   };
 }
 
-function integerOption(value: number | undefined, fallback: number, min: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < min || value > (name === 'timeoutMs' ? MAX_TIMER_MS : Number.MAX_SAFE_INTEGER)) {
-    const why = name === 'ttlMs' ? ' (24 h: settled webhook keys must outlive the service redelivering them)' : '';
-    throw new PaymentsError(`redisStore: ${name} must be an integer of at least ${min}${why}, got ${String(value)}.`);
-  }
-  return value;
+/** A claim request as Redis takes it, or a PaymentsError saying what is wrong with it. */
+function checked(request: StoreClaimRequest): StoreClaimRequest {
+  if (request === null || typeof request !== 'object') throw new PaymentsError('redisStore: each claim request must be an object.');
+  if (typeof request.key !== 'string' || request.key === '')
+    throw new PaymentsError("redisStore: a claim's key must be a non-empty string.");
+  if (typeof request.owner !== 'string' || request.owner === '')
+    throw new PaymentsError("redisStore: a claim's owner must be a non-empty string.");
+  leaseOf(request.leaseMs);
+  return request;
 }
 
-/** A lease in whole ms, at least 1; a lease that is not a positive number is refused. */
-function leaseOf(request: { leaseMs: number }): number {
-  const { leaseMs } = request;
-  if (typeof leaseMs !== 'number' || !Number.isFinite(leaseMs) || leaseMs <= 0) {
-    throw new PaymentsError(`redisStore: leaseMs must be a positive number of ms, got ${String(leaseMs)}.`);
+/** `leaseMs` as text, when it is a positive integer. */
+function leaseOf(leaseMs: number): string {
+  if (typeof leaseMs !== 'number' || !Number.isSafeInteger(leaseMs) || leaseMs < 1) {
+    throw new PaymentsError(`redisStore: leaseMs must be a positive integer, got ${String(leaseMs)}.`);
   }
-  return Math.max(1, Math.ceil(leaseMs));
+  return String(leaseMs);
 }
 
 /** JSON text of a value ('' for none). JSON.stringify escapes `\u0000` and lone surrogates, so the text is valid UTF-8 as Redis keeps it. */
