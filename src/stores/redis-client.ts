@@ -64,6 +64,11 @@ export interface RedisCommands {
 /** The commands of `client`, or a {@link PaymentsError} naming `caller` when it is neither client. */
 export function redisCommands(client: unknown, caller: string): RedisCommands {
   const c = client as Partial<IORedisStoreClient & NodeRedisStoreClient> | null;
+  if (isCluster(c)) {
+    throw new PaymentsError(
+      `${caller}: Redis Cluster is not supported (a claim of many keys is one script, which a cluster runs only when every key is in one slot): pass a client of one Redis server.`,
+    );
+  }
   let command: (args: string[]) => Promise<unknown>;
   let closed: () => string | undefined;
   let waiting: () => string | undefined;
@@ -95,4 +100,11 @@ export function redisCommands(client: unknown, caller: string): RedisCommands {
       }
     },
   };
+}
+
+/** ioredis's `Cluster` says so; node-redis's cluster (v4 to v6) is told by its slot map. */
+function isCluster(c: unknown): boolean {
+  if (c === null || typeof c !== 'object') return false;
+  const o = c as Record<string, unknown>;
+  return o.isCluster === true || typeof o.getSlotMaster === 'function' || typeof o.getSlotRandomNode === 'function';
 }

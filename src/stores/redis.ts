@@ -92,21 +92,22 @@ export function redisStore(client: RedisStoreClient, options: RedisStoreOptions 
   const redisKey = (key: string) => prefix + encodeText(key);
 
   /** `work` within `timeoutMs`, every failure a PaymentsError naming `what`. */
-  const bounded = async <T>(what: string, work: (end: number) => Promise<T>): Promise<T> => {
+  const bounded = async <T>(what: string, writes: boolean, work: (end: number) => Promise<T>): Promise<T> => {
     const closed = redis.closed();
     if (closed) throw new PaymentsError(`redisStore: ${what} cannot be sent: ${closed}.`);
     const end = performance.now() + timeoutMs;
     const late = () => {
       const waiting = redis.waiting();
       return new StoreTimeoutError(
-        `redisStore: Redis did not answer ${what} within ${timeoutMs} ms${waiting ? ` (${waiting})` : ''}; nothing was written after that.`,
+        `redisStore: Redis did not answer ${what} within ${timeoutMs} ms${waiting ? ` (${waiting})` : ''}` +
+          (writes ? '; Redis refuses it if it arrives later.' : '.'),
       );
     };
     try {
       return await withinTime(work(end), timeoutMs, late);
     } catch (error) {
-      if (error instanceof PaymentsError) throw error;
       if (isLate(error)) throw late();
+      if (error instanceof PaymentsError) throw error;
       const gone = redis.closed();
       if (gone) throw new PaymentsError(`redisStore: ${what} cannot be sent: ${gone}.`, { cause: error });
       throw new PaymentsError(`redisStore: ${what} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
@@ -115,10 +116,13 @@ export function redisStore(client: RedisStoreClient, options: RedisStoreOptions 
 
   /** Runs a writing script with the deadline `end` in Redis's clock; once more if Redis thought it late too early. */
   const write = (what: string, script: RedisScript, keys: string[], args: string[]) =>
-    bounded(what, async (end) => {
+    bounded(what, true, async (end) => {
       for (let attempt = 0; ; attempt++) {
         try {
-          return await redis.evalScript(script, keys, [await deadlines.toRedis(end), ttl, ...args]);
+          const deadline = await deadlines.toRedis(end);
+          // Measuring the clock may itself have waited out the caller: then send nothing at all.
+          if (performance.now() >= end) throw new PaymentsError(LATE);
+          return await redis.evalScript(script, keys, [deadline, ttl, ...args]);
         } catch (error) {
           if (!isLate(error) || attempt > 0 || performance.now() >= end) throw error;
           deadlines.forget();
@@ -149,20 +153,22 @@ export function redisStore(client: RedisStoreClient, options: RedisStoreOptions 
         return { state: answer[0], record };
       });
     },
-    renew(key, owner, leaseMs) {
+    async renew(key, owner, leaseMs) {
       return owned('the renewal', scripts.renew, key, owner, leaseOf(leaseMs));
     },
-    settle(key, owner, result) {
+    async settle(key, owner, result) {
       return owned('the settlement', scripts.settle, key, owner, json(result));
     },
-    release(key, owner, note) {
+    async release(key, owner, note) {
       return owned('the release', scripts.release, key, owner, json(note));
     },
     async read(keys) {
       if (keys.length === 0) return [];
       const chunks: string[][] = [];
       for (let at = 0; at < keys.length; at += READ_CHUNK) chunks.push(keys.slice(at, at + READ_CHUNK).map(redisKey));
-      const replies = await bounded('the read', () => Promise.all(chunks.map((chunk) => redis.evalScript(scripts.read, chunk, ['', ttl]))));
+      const replies = await bounded('the read', false, () =>
+        Promise.all(chunks.map((chunk) => redis.evalScript(scripts.read, chunk, ['', ttl]))),
+      );
       const records = replies.flatMap((reply) => {
         if (!Array.isArray(reply)) throw unexpected();
         return reply as unknown[];

@@ -1,6 +1,6 @@
 /**
  * The store contract (test/helpers/store-contract.ts) against `redisStore` on a real redis-server,
- * once through node-redis and once through ioredis; the second instance of the cross-instance cases
+ * through node-redis (RESP2, and RESP3, whose replies differ) and ioredis; the second instance of the cross-instance cases
  * is a new connection of the other client, so both read and write the same records. Without
  * redis-server these tests skip with one line saying why, except under CI=true, where they fail
  * (test/helpers/redis.ts).
@@ -12,7 +12,7 @@ import { type RedisStoreClient, redisStore } from '../../src/stores/redis.js';
 import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
 import { describeStoreContract } from '../helpers/store-contract.js';
 
-type Which = 'node-redis' | 'ioredis';
+type Which = 'node-redis' | 'node-redis RESP3' | 'ioredis';
 
 describeRedis('redisStore contract', () => {
   let redis: RedisServer;
@@ -25,7 +25,7 @@ describeRedis('redisStore contract', () => {
       const client = new Redis(redis.port, '127.0.0.1');
       return { client, close: async () => void (await client.quit()) };
     }
-    const client = createClient({ url: redis.url });
+    const client = createClient({ url: redis.url, ...(which === 'node-redis RESP3' && { RESP: 3 as const }) });
     await client.connect();
     return { client, close: () => client.close() };
   }
@@ -33,7 +33,7 @@ describeRedis('redisStore contract', () => {
   const closers: Array<() => Promise<void>> = [];
   beforeAll(async () => {
     redis = await startRedisServer();
-    for (const which of ['node-redis', 'ioredis'] as const) {
+    for (const which of ['node-redis', 'node-redis RESP3', 'ioredis'] as const) {
       const { client, close } = await connect(which);
       clients.set(which, client);
       closers.push(close);
@@ -45,7 +45,7 @@ describeRedis('redisStore contract', () => {
     await redis?.stop();
   });
 
-  for (const which of ['node-redis', 'ioredis'] as const) {
+  for (const which of ['node-redis', 'node-redis RESP3', 'ioredis'] as const) {
     const other: Which = which === 'ioredis' ? 'node-redis' : 'ioredis';
     describeStoreContract(
       `redisStore (${which})`,
