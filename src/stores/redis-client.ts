@@ -29,6 +29,7 @@ export type RedisStoreClient = NodeRedisStoreClient | IORedisStoreClient;
 
 /** A Lua script and its SHA-1, which `EVALSHA` names it by. */
 export interface RedisScript {
+  /** The Lua source, which `EVAL` sends. */
   readonly source: string;
   /** Hex SHA-1 of `source`, computed once (Web Crypto: no `node:` import). */
   sha(): Promise<string>;
