@@ -242,6 +242,21 @@ describe('fileStore', () => {
     expect(fileStore(newPath()).kind).toBe('file');
   });
 
+  it('rejects with StoreTimeoutError when the file does not open in time, and then never runs the call', async () => {
+    const path = newPath();
+    // A lock file still empty, as a process creating it leaves it: the store waits up to a second for its id.
+    await writeFile(`${path}.lock`, '');
+    const store = fileStore(path, { timeoutMs: 200 });
+    const error = await caught(store.claim([{ key: 'webhook:early', owner: 'A', leaseMs: LONG }]));
+    expect(error).toBeInstanceOf(StoreTimeoutError);
+    expect(error.message).toBe(`fileStore: ${path} did not open within 200 ms; nothing was written, and the call may be repeated.`);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    // Opened meanwhile; the call that timed out claimed nothing, and the store still answers.
+    expect(await store.read(['webhook:early'])).toEqual([undefined]);
+    expect((await store.claim([{ key: 'webhook:early', owner: 'B', leaseMs: LONG }]))[0]?.record.claims).toBe(1);
+    await store.close?.();
+  });
+
   it('rejects with StoreTimeoutError when the disk does not answer in time, and keeps refusing until opened again', async () => {
     const path = newPath();
     const store = fileStore(path, { timeoutMs: 50 });
