@@ -222,18 +222,18 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
    * disk) may still reach the file, so the store stops deciding anything until it is opened again.
    */
   const call = <T>(step: (now: number) => Promise<T>): Promise<T> => {
-    let phase: 'opening' | 'stepping' | 'late' = 'opening';
+    const progress: { phase: 'opening' | 'stepping' | 'late' } = { phase: 'opening' };
     const work = (async () => {
       if (failed) throw failed;
       await open();
       if (failed) throw failed;
-      if (phase === 'late') throw new StoreTimeoutError(`fileStore: ${path} opened too late for this call.`);
-      phase = 'stepping';
+      if (progress.phase === 'late') throw new StoreTimeoutError(`fileStore: ${path} opened too late for this call.`);
+      progress.phase = 'stepping';
       return step(processNow());
     })();
     return withinTime(work, timeoutMs, () => {
-      if (phase === 'opening') {
-        phase = 'late';
+      if (progress.phase === 'opening') {
+        progress.phase = 'late';
         return new StoreTimeoutError(
           `fileStore: ${path} did not open within ${timeoutMs} ms; nothing was written, and the call may be repeated.`,
         );
