@@ -114,9 +114,14 @@ export function redisStore(client: RedisStoreClient, options: RedisStoreOptions 
     }
   };
 
-  /** Runs a writing script with the deadline `end` in Redis's clock; once more if Redis thought it late too early. */
-  const write = (what: string, script: RedisScript, keys: string[], args: string[]) =>
-    bounded(what, true, async (end) => {
+  /**
+   * Runs a writing script with the deadline `end` in Redis's clock; once more if Redis thought it
+   * late too early. A settlement goes without one: it records what already happened (an effect ran,
+   * a payout was answered), so landing after its caller gave up on it is better than never.
+   */
+  const write = (what: string, script: RedisScript, keys: string[], args: string[], refuseLate = true) =>
+    bounded(what, refuseLate, async (end) => {
+      if (!refuseLate) return redis.evalScript(script, keys, ['', ttl, ...args]);
       for (let attempt = 0; ; attempt++) {
         try {
           const deadline = await deadlines.toRedis(end);
@@ -130,8 +135,8 @@ export function redisStore(client: RedisStoreClient, options: RedisStoreOptions 
       }
     });
 
-  const owned = async (what: string, script: RedisScript, key: string, owner: string, arg: string) =>
-    Number(await write(what, script, [redisKey(key)], [encodeText(owner), arg])) === 1;
+  const owned = async (what: string, script: RedisScript, key: string, owner: string, arg: string, refuseLate = true) =>
+    Number(await write(what, script, [redisKey(key)], [encodeText(owner), arg], refuseLate)) === 1;
 
   return {
     kind: 'redis',
@@ -157,7 +162,7 @@ export function redisStore(client: RedisStoreClient, options: RedisStoreOptions 
       return owned('the renewal', scripts.renew, key, owner, leaseOf(leaseMs));
     },
     async settle(key, owner, result) {
-      return owned('the settlement', scripts.settle, key, owner, json(result));
+      return owned('the settlement', scripts.settle, key, owner, json(result), false);
     },
     async release(key, owner, note) {
       return owned('the release', scripts.release, key, owner, json(note));
