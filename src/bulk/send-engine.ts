@@ -437,13 +437,25 @@ export class BatchRun<R extends PayoutCreateParams> {
       return this.#defer(item, 0);
     }
     item.attempts += 1;
+    // The slot goes back once the answer has reached the limiter: a throttle pauses the next send.
+    let slot = true;
+    const free = () => {
+      if (slot) this.#giveBackSlot();
+      slot = false;
+    };
     try {
-      const { data, replayed } = await this.#sender.send(item.row, item.idempotencyKey as string).finally(() => this.#giveBackSlot());
+      const { data, replayed } = await this.#sender.send(item.row, item.idempotencyKey as string);
       this.#limiter.succeeded();
+      free();
       return await this.#settle(item, replayed ? 'replayed' : 'created', { payout: data });
     } catch (error) {
-      const end = this.#afterFailedSend(item, error, epoch);
-      if (end) return await end;
+      try {
+        const end = this.#afterFailedSend(item, error, epoch);
+        free();
+        if (end) return await end;
+      } finally {
+        free();
+      }
     }
   }
 
@@ -535,7 +547,8 @@ export class BatchRun<R extends PayoutCreateParams> {
         continue;
       }
       const group: BatchItem<R>[] = [];
-      for (let item = this.#takeDueRow(now); group.length < this.#groupSize; item = this.#takeDueRow(now)) {
+      while (group.length < this.#groupSize) {
+        let item = this.#takeDueRow(now);
         if (!item && !sourceDone) {
           const next = await source.next();
           sourceDone = next.done === true;
