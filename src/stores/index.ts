@@ -5,15 +5,16 @@
  * `payouts.createMany` and `payments.reconcile`.
  *
  * ```ts
- * import { memoryStore } from 'payments-sdk/stores';
+ * import { fileStore, memoryStore } from 'payments-sdk/stores';
  *
- * const store = memoryStore();
+ * const store = memoryStore(); // or fileStore('payments.store') to survive a restart
  * ```
  * Every store implements {@link Store}; docs/stores.md compares them. This entry loads on every
  * runtime: the Node-only stores load `node:` modules when first used.
  * @packageDocumentation
  */
 export { StoreFullError, StoreTimeoutError } from './errors.js';
+export { type FileStoreOptions, fileStore } from './file.js';
 export { type MemoryStoreOptions, memoryStore } from './memory.js';
 export type {
   Store,
