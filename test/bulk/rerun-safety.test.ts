@@ -4,10 +4,13 @@
  * the service refused before creating anything; a row whose key the service keeps refusing is
  * reported with what to do; a row sent without a known outcome keeps that uncertainty for good.
  */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { bulkIdempotencyKey, PaymentsClient } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
 import { BulkRowsChangedError } from '../../src/bulk/rows-changed-error.js';
-import { memoryStore } from '../../src/stores/memory.js';
+import { fileStore, memoryStore } from '../../src/stores/index.js';
 import { type Store, storeKey } from '../../src/stores/store.js';
 import { allPayouts, countByRow, liveClient, payoutMock, row, rows } from '../helpers/bulk.js';
 import { collect, posts, statuses } from '../helpers/bulk-results.js';
@@ -29,7 +32,10 @@ function refusingClient(mock: ReturnType<typeof payoutMock>, refuse: () => boole
 }
 
 describe('a batch keyed by position (no key option)', () => {
-  const stores: Array<[string, () => Store]> = [['memory', () => memoryStore()]];
+  const stores: Array<[string, () => Store]> = [
+    ['memory', () => memoryStore()],
+    ['file', () => fileStore(join(mkdtempSync(join(tmpdir(), 'payments-sdk-rerun-')), 'positions.store'))],
+  ];
   for (const [kind, makeStore] of stores) {
     it(`${kind} store: a row inserted at the top is refused on the rerun before anything is sent; the same rows are skipped`, async () => {
       const mock = payoutMock();
@@ -58,6 +64,7 @@ describe('a batch keyed by position (no key option)', () => {
       const appended = await collect(client.payouts.createMany([...rows(4), row(4)], { batchId: 'pos', store }));
       expect(statuses(appended)).toEqual(['skipped', 'skipped', 'skipped', 'skipped', 'created']);
       expect([...countByRow(await allPayouts(client)).values()].every((n) => n === 1)).toBe(true);
+      await store.close?.();
     });
   }
 
