@@ -20,7 +20,7 @@ import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
 import { BulkRowsChangedError } from '../bulk/rows-changed-error.js';
 import type { BulkInvalidRow, BulkResult, BulkSummary } from '../bulk/types.js';
-import { InvalidParamsError } from '../core/errors.js';
+import { InvalidParamsError, PaymentsError } from '../core/errors.js';
 import type { PayoutCreateParams } from '../schemas/payout.js';
 import { type ClientFlags, clientFrom } from './client-from-env.js';
 import { CliError, describeError, EXIT } from './exit-codes.js';
@@ -29,7 +29,7 @@ import { integerOption } from './integer-option.js';
 import { onInterrupt } from './interrupt.js';
 import { fileOutput, printJson, stdoutOutput } from './output.js';
 import { createProgress } from './progress.js';
-import { openStore, STORE_URL_VARIABLE, storeUrlFrom, withoutStoreSecrets } from './store-url.js';
+import { openStore, STORE_URL_VARIABLE, storeTargetOf, storeUrlFrom, withoutStoreSecrets } from './store-url.js';
 
 interface BulkOptions extends ClientFlags {
   batchId: string;
@@ -348,7 +348,8 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
   const safeId = batchId.replace(/[^A-Za-z0-9._-]/g, '_');
   const storeUrl = storeUrlFrom(options.store) ?? { url: defaultStorePath(batchId), source: '--store' };
   const resultsPath = options.results ?? join(dirname(file), `${basename(file)}.${safeId}.results.csv`);
-  const storeFile = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(storeUrl.url) ? undefined : storeUrl.url;
+  const target = storeTargetOf(storeUrl);
+  const storeFile = target.kind === 'file' ? target.path : undefined;
   refuseSameFile({ 'the CSV': file, '--results': resultsPath === '-' ? undefined : resultsPath, '--store': storeFile });
   const client = clientFrom(options);
   const keyByPosition = options.keyByPosition === true;
@@ -385,6 +386,8 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
     await opened.store.read([]);
   } catch (error) {
     await opened.close().catch(() => {});
+    // A store file in use by another run (its lock), or that cannot be read: one line, exit 2.
+    if (error instanceof PaymentsError) throw new CliError(describeError(withoutStoreSecrets(error, storeUrl.url)));
     throw error;
   }
 

@@ -14,6 +14,9 @@ import { CliError } from './exit-codes.js';
 /** The environment variable holding the store's file path or URL. */
 export const STORE_URL_VARIABLE = 'PAYMENTS_STORE_URL';
 
+/** The scheme of a URL (`redis://…`); a file path has none. */
+const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//;
+
 /** A store's file path or URL, and where it came from, for messages that name the one to fix. */
 export interface StoreUrl {
   url: string;
@@ -46,7 +49,7 @@ export function storeUrlFrom(flag: string | undefined): StoreUrl | undefined {
  * Windows drive letter is a path). Another scheme is a usage error that never quotes the URL.
  */
 export function storeTargetOf({ url, source }: StoreUrl): StoreTarget {
-  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(url)?.[1]?.toLowerCase();
+  const scheme = SCHEME.exec(url)?.[1]?.toLowerCase();
   if (scheme === undefined) {
     if (url.trim() === '') throw new CliError(`${source} must not be empty.`);
     return { kind: 'file', path: url };
@@ -157,6 +160,8 @@ function secretsOf(url: string): string[] {
  * a database name that is also the password.
  */
 export function withoutStoreSecrets(error: unknown, url: string): unknown {
+  // A file path holds no secret, and names the file to fix.
+  if (SCHEME.exec(url) === null) return error;
   const secrets = secretsOf(url);
   // An error that holds neither (the service's answer, a network failure) stays as it is: a
   // redacted copy is a plain Error, which would lose the HTTP status and cause its line shows.
