@@ -210,7 +210,7 @@ describe('payments-sdk payouts bulk', () => {
     if (spawnSync('script', ['--version']).status === 0) {
       const command = `'${process.execPath}' '${cliPath}' payouts bulk '${csv('tty.csv', [header, ...good(3, 400)])}' --batch-id tty`;
       const tty = await collect(
-        spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }),
+        spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: dir, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }),
       );
       expect(tty.code).toBe(0);
       expect(tty.stdout).toMatch(/payouts tty \[[#-]+\] \d\/3 \| \d+\/s \| ETA/);
