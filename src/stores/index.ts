@@ -16,6 +16,13 @@
 export { StoreFullError, StoreTimeoutError } from './errors.js';
 export { type FileStoreOptions, fileStore } from './file.js';
 export { type MemoryStoreOptions, memoryStore } from './memory.js';
+export {
+  type IORedisStoreClient,
+  type NodeRedisStoreClient,
+  type RedisStoreClient,
+  type RedisStoreOptions,
+  redisStore,
+} from './redis.js';
 export type {
   Store,
   StoreClaim,
