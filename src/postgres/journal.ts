@@ -10,7 +10,7 @@
  */
 import type { BulkClaim, BulkErrorInfo, BulkJournal, BulkJournalRecord, BulkOutcome } from '../bulk/journal.js';
 import { PaymentsError } from '../core/errors.js';
-import { migrateSchema, type PostgresDatabase, type SqlDriver, sqlDriver } from './driver.js';
+import { migrateSchema, type PostgresDatabase, type SqlDriver, sqlDriver } from '../stores/postgres/driver.js';
 import { checkTableName } from './inbox-schema.js';
 import {
   claimSql,
