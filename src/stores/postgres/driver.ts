@@ -39,6 +39,10 @@ export interface PgClientLike {
 export interface PgPoolClientLike extends PgClientLike {
   /** Gives the client back to its pool; with an error (or `true`), closes it instead. */
   release(destroy?: boolean | Error): void;
+  /** Closes the connection. */
+  end?(): Promise<void> | undefined;
+  /** Listens once to `end`: the connection closed. */
+  once?(event: 'end', listener: () => void): unknown;
 }
 
 /** A `pg` Pool (`new pg.Pool()`). */
@@ -171,22 +175,27 @@ function fromPg(result: PgQueryResultLike): SqlResult {
   return { rows: result.rows as Record<string, unknown>[], rowCount: result.rowCount ?? 0 };
 }
 
+/** How {@link pgConnection} gives a client back, or up. */
+interface PgHandBack {
+  /** Gives the client back, healthy. */
+  done(): void;
+  /** Gives it up: its state is unknown, or it emitted an error. */
+  drop(error: Error): void;
+  /** Told of an error the client emitted, or a statement failed with. Answers the error to throw for a statement. */
+  failed?(error: unknown): unknown;
+}
+
 /**
  * A transaction on a `pg` client. An `error` listener is attached while the SDK holds the client:
  * a client the server disconnects while idle in a transaction emits `error`, which would otherwise
  * end the process. A client that emitted one is given up (`drop`), never handed back.
  */
-function pgConnection(
-  client: PgClientLike,
-  handBack: () => void,
-  drop: (error: Error) => void,
-  onLost: (error: Error) => void = ignore,
-): Connection {
+function pgConnection(client: PgClientLike, handBack: PgHandBack): Connection {
   let finished = false;
   let lost: Error | undefined;
   const onError = (error: Error) => {
     lost = error;
-    onLost(error);
+    handBack.failed?.(error);
   };
   client.on?.('error', onError);
   const finish = (healthy: boolean) => {
@@ -194,13 +203,19 @@ function pgConnection(
     finished = true;
     if (healthy && lost === undefined) {
       client.removeListener?.('error', onError);
-      handBack();
+      handBack.done();
     } else {
       // The listener stays: a client being closed may still emit an error.
-      drop(lost ?? new StoreTimeoutError('Connection dropped: its transaction was abandoned.'));
+      handBack.drop(lost ?? new StoreTimeoutError('Connection dropped: its transaction was abandoned.'));
     }
   };
-  const query = async (text: string, params?: readonly unknown[]) => fromPg(await client.query(text, params as unknown[] | undefined));
+  const query = async (text: string, params?: readonly unknown[]) => {
+    try {
+      return fromPg(await client.query(text, params as unknown[] | undefined));
+    } catch (error) {
+      throw handBack.failed ? handBack.failed(error) : error;
+    }
+  };
   return {
     begin: async (serverMs) => {
       await query(beginSql(serverMs));
@@ -230,14 +245,37 @@ function pgConnection(
 function pgPoolOpener(pool: PgPoolLike): Opener {
   return async () => {
     const client = await pool.connect();
-    return pgConnection(
-      client,
-      () => client.release(),
-      // Closing the connection makes the server roll back whatever it had not committed, even a
-      // server that was frozen and reads the close only once it answers again.
-      (error) => client.release(error),
-    );
+    return pgConnection(client, {
+      done: () => client.release(),
+      drop: (error) => dropPooled(client, error),
+    });
   };
+}
+
+/**
+ * Closes a pooled client, then gives it back to its pool to be removed. Closing the connection makes
+ * the server roll back whatever it had not committed, even a server that was frozen and reads the
+ * close only once it answers again. The pool gets the client back only once closed (or after
+ * {@link SERVER_MARGIN_MS}, for a frozen server): an error the server sent before closing (its idle
+ * timeout) then reaches the SDK's listener, not the pool's, which would emit it on the pool and end
+ * a process whose pool has no `error` listener.
+ */
+function dropPooled(client: PgPoolClientLike, error: Error): void {
+  if (typeof client.end !== 'function' || typeof client.once !== 'function') {
+    client.release(error);
+    return;
+  }
+  let released = false;
+  const release = () => {
+    if (released) return;
+    released = true;
+    clearTimeout(timer);
+    client.release(error);
+  };
+  const timer = setTimeout(release, SERVER_MARGIN_MS);
+  timer.unref?.();
+  client.once('end', release);
+  Promise.resolve(client.end()).then(release, release);
 }
 
 /**
@@ -277,34 +315,20 @@ function pgClientOpener(client: PgClientLike, where: string): Opener {
       endTurn();
       throw deadClientError(where, dead);
     }
-    const markDead = (error: Error) => {
-      if (!deadClients.has(client)) deadClients.set(client, error);
-    };
-    const connection = pgConnection(
-      client,
-      endTurn,
+    return pgConnection(client, {
+      done: endTurn,
       // The Client stays the merchant's: a ROLLBACK is queued behind the statements already sent,
       // so the next transaction on it starts after it, whenever the server answers.
-      () => {
+      drop: () => {
         client.query('ROLLBACK').catch(ignore);
         endTurn();
       },
-      markDead,
-    );
-    return {
-      ...connection,
-      query: async (text, params) => {
-        try {
-          return await connection.query(text, params);
-        } catch (error) {
-          if (error instanceof Error && CLIENT_GONE.test(error.message)) {
-            markDead(error);
-            throw deadClientError(where, error);
-          }
-          throw error;
-        }
+      failed: (error) => {
+        if (!(error instanceof Error) || !CLIENT_GONE.test(error.message)) return error;
+        if (!deadClients.has(client)) deadClients.set(client, error);
+        return deadClientError(where, error);
       },
-    };
+    });
   };
 }
 
