@@ -12,17 +12,16 @@
  * @packageDocumentation
  */
 export type { InboxTransaction, WebhookInboxContext } from '../webhooks/inbox.js';
+export { StoreTimeoutError as DatabaseTimeoutError } from '../stores/postgres/errors.js';
 export {
-  DatabaseTimeoutError,
   type PgClientLike,
   type PgPoolClientLike,
   type PgPoolLike,
   type PgQueryResultLike,
   type PostgresDatabase,
   type PostgresJsLike,
-  type PostgresJsReservedLike,
   type PostgresJsResultLike,
-} from './driver.js';
+} from '../stores/postgres/driver.js';
 export { type HandledPaymentKey, type PostgresInbox, type PostgresInboxOptions, postgresInbox } from './inbox.js';
 export {
   InboxReconcileError,
