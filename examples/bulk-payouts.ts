@@ -3,7 +3,7 @@
  *
  * With no configuration it runs against the built-in mock service (`payments-sdk/testing`), with a
  * rate limit of 50 requests a second: a payroll of 120 rows is started, stopped after 40 results
- * (as a crash or a deploy would), and run again from its journal file. The second run skips what
+ * (as a crash or a deploy would), and run again from its store file. The second run skips what
  * the first finished and sends the rest; the service ends with exactly one payout per row.
  *
  * With PAYMENTS_API_KEY (a live key: payouts need one) and PAYMENTS_BASE_URL set, it pays real
@@ -13,7 +13,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type BulkSummary, fileJournal, PaymentsClient, type PayoutCreateParams } from 'payments-sdk';
+import { type BulkSummary, PaymentsClient, type PayoutCreateParams } from 'payments-sdk';
+import { fileStore } from 'payments-sdk/stores';
 import { createMockService } from 'payments-sdk/testing';
 
 /** One line of a payroll file. */
@@ -40,29 +41,33 @@ export async function main(
   }));
 
   const dir = await mkdtemp(join(tmpdir(), 'payroll-'));
-  const journalPath = join(dir, 'payroll-2026-11.journal');
+  const storePath = join(dir, 'payroll-2026-11.store');
   const options = { batchId: 'payroll-2026-11', key: (line: PayrollLine) => line.reference, concurrency: 8 };
   try {
-    // First run: stopped after 40 results. Sends in flight finish and are journaled.
+    // First run: stopped after 40 results. Sends in flight finish and are recorded.
     const stop = new AbortController();
-    const first = client.payouts.createMany(payroll, { ...options, journal: fileJournal(journalPath), signal: stop.signal });
+    const firstStore = fileStore(storePath);
+    const first = client.payouts.createMany(payroll, { ...options, store: firstStore, signal: stop.signal });
     let seen = 0;
     for await (const r of first) {
       if (r.status === 'failed') log(`${r.key}: ${r.error?.message}`);
       if (++seen === 40) stop.abort();
     }
     const firstSummary = await first.summary();
+    await firstStore.close?.();
     log(`first run:  ${JSON.stringify(firstSummary)}`);
 
-    // Second run, same batchId and journal: done rows are skipped, the others sent.
+    // Second run (a new process, say), same batchId and store file: done rows are skipped, the others sent.
+    const secondStore = fileStore(storePath);
     const second = client.payouts.createMany(payroll, {
       ...options,
-      journal: fileJournal(journalPath),
+      store: secondStore,
       onProgress: (p) => {
         if (p.done % 40 === 0) log(`  ${p.done}/${p.total}: ${p.created} created, ${p.skipped} skipped, concurrency ${p.concurrency}`);
       },
     });
     const secondSummary = await second.summary();
+    await secondStore.close?.();
     log(`second run: ${JSON.stringify(secondSummary)}`);
     const payouts = mock ? (await client.payouts.list({ per_page: 100 }).toArray({ limit: 10_000 })).length : Number.NaN;
     if (mock) log(`payouts in the service: ${payouts} for ${payroll.length} rows`);

@@ -10,20 +10,10 @@
  */
 
 // What a merchant codes against, and nothing else: the client and its options, the errors, the
-// records and their params, pagination, money helpers, bulk payouts with their journals, and the
+// records and their params, pagination, money helpers, bulk payouts, and the
 // webhook helpers. The zod schemas are in `payments-sdk/schemas`.
 export { PayoutBatch } from './bulk/batch.js';
-export { fileJournal } from './bulk/file-journal.js';
-export {
-  type BulkErrorInfo,
-  type BulkJournal,
-  type BulkJournalRecord,
-  type BulkOutcome,
-  type BulkOutcomeStatus,
-  memoryJournal,
-} from './bulk/journal.js';
 export { bulkIdempotencyKey } from './bulk/keys.js';
-export { type RedisJournalOptions, redisJournal } from './bulk/redis-journal.js';
 export { BulkRowsChangedError } from './bulk/rows-changed-error.js';
 export type {
   BulkCounts,

@@ -51,16 +51,16 @@ export class PayoutBatch<R extends PayoutCreateParams = PayoutCreateParams> impl
 }
 
 function checkOptions(o: CreateManyOptions<never>): void {
-  const { batchId: id, concurrency: c = 1, maxRetries: m = 0, leaseMs: l = 10, resendWindowMs: w = 0, journal: j } = o ?? {};
+  const { batchId: id, concurrency: c = 1, maxRetries: m = 0, leaseMs: l = 10, resendWindowMs: w = 0, store: st } = o ?? {};
   const bad = Object.entries({
     batchId: [typeof id === 'string' && id.trim() !== '' && id.length <= 200, 'a non-empty string of at most 200 characters'],
     concurrency: [Number.isInteger(c) && c >= 1 && c <= 256, 'an integer from 1 to 256'],
     maxRetries: [Number.isInteger(m) && m >= 0 && m <= 10, 'an integer from 0 to 10'],
-    leaseMs: [l >= 10, 'at least 10 ms'],
+    leaseMs: [Number.isFinite(l) && l >= 10, 'at least 10 ms'],
     resendWindowMs: [w >= 0 && w <= DAY_MS, 'from 0 to 24 hours'],
-    journal: [
-      j === undefined || (typeof j?.claim === 'function' && typeof j?.read === 'function'),
-      'a BulkJournal (claim, read, settle, release)',
+    store: [
+      st === undefined || ['claim', 'renew', 'settle', 'release', 'read'].every((name) => typeof (st as unknown as Record<string, unknown>)?.[name] === 'function'),
+      'a store of payments-sdk/stores (claim, renew, settle, release, read)',
     ],
   } as Record<string, [boolean, string]>).filter(([, [ok]]) => !ok);
   if (bad.length > 0)

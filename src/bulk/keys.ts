@@ -1,8 +1,8 @@
 /**
  * The Idempotency-Key of a row of a bulk payout: derived from the batch id and the row key alone,
- * so a rerun of the same batch (even without its journal, even from another machine) sends the same
+ * so a rerun of the same batch (even without its store, even from another machine) sends the same
  * key for the same row, and the service replays the payout instead of paying it twice. Also the hash
- * of a row's content, which a journal keeps to recognise the row at a position.
+ * of a row's content, which the store keeps to recognise the row at a position.
  */
 
 /** Prefix of every derived key: names the scheme, so another derivation can never collide with it. */
@@ -18,17 +18,15 @@ const encoder = new TextEncoder();
  * (`("a:b", "c")` and `("a", "b:c")` give different keys). The result is 70 characters of
  * `[a-z0-9_]`: a valid header value, well inside the service's 255.
  *
- * A row sent again after a refusal that created nothing (`retryFailed`) gets the key of
- * `"retry" + generation + ":" + that text` instead (generation 1 for the first such send).
+ * A row has this one key for good: every send of it, in any run, on any machine, with any store
+ * (`retryFailed` included), uses it, so the service can never create the row twice. A row to be
+ * paid again anyway needs a new batch id.
  *
  * Exported so that a key can be recomputed for reconciliation, e.g. in a shell:
- * `printf '%s' "7:payroll:emp-17" | sha256sum` (or `"retry1:7:payroll:emp-17"`).
+ * `printf '%s' "7:payroll:emp-17" | sha256sum`.
  */
-export async function bulkIdempotencyKey(batchId: string, rowKey: string, generation = 0): Promise<string> {
-  const text = `${encoder.encode(batchId).length}:${batchId}:${rowKey}`;
-  // A row sent again after a refusal (generation 1, 2, …) gets a key of its own; the text hashed
-  // then starts with "retry", never with a digit, so it cannot be the text of any first key.
-  return BULK_KEY_PREFIX + (await sha256Hex(generation > 0 ? `retry${generation}:${text}` : text));
+export async function bulkIdempotencyKey(batchId: string, rowKey: string): Promise<string> {
+  return BULK_KEY_PREFIX + (await sha256Hex(`${encoder.encode(batchId).length}:${batchId}:${rowKey}`));
 }
 
 /**

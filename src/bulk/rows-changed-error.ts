@@ -1,7 +1,7 @@
 import { PaymentsError } from '../core/errors.js';
 
 /**
- * A batch keyed by position (no `key` option) whose rows differ from the rows its journal holds at
+ * A batch keyed by position (no `key` option) whose rows differ from the rows its store holds at
  * the same positions: rows were inserted, removed, reordered or edited since the earlier run, so a
  * position no longer names the same payout. Thrown before anything is sent.
  */
@@ -12,7 +12,7 @@ export class BulkRowsChangedError extends PaymentsError {
   /** @internal */
   constructor(rows: number[]) {
     super(
-      `Rows at index ${rows.slice(0, 10).join(', ')}${rows.length > 10 ? ` and ${rows.length - 10} more` : ''} differ from the rows journaled there. ` +
+      `Rows at index ${rows.slice(0, 10).join(', ')}${rows.length > 10 ? ` and ${rows.length - 10} more` : ''} differ from the rows recorded there. ` +
         'Rows without a key are known by position and must not change between runs. Nothing was sent.',
     );
     this.name = 'BulkRowsChangedError';

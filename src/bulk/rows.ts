@@ -6,6 +6,7 @@ import { InvalidParamsError, type PaymentsError, type ValidationIssue } from '..
 import { safeString } from '../internal/safe-string.js';
 import { toIssues } from '../internal/zod-issues.js';
 import { PayoutCreateParamsSchema } from '../schemas/payout.js';
+import type { StoreJsonObject } from '../stores/store.js';
 import { rowHash } from './keys.js';
 import type { BulkInvalidRow, BulkRows, CreateManyOptions } from './types.js';
 
@@ -17,23 +18,40 @@ export interface BatchItem<R> {
   index: number;
   row: R;
   key: string;
-  /** The hash of the row's content (see rowHash), journaled with its claim. */
+  /** The hash of the row's content (see rowHash), kept in the store with its first claim. */
   rowHash: string;
   idempotencyKey?: string;
   attempts: number;
   retries: number;
   throttles: number;
   notBefore: number;
-  /** The pacing epoch when the send was let through (see AdaptiveConcurrency.throttled). */
-  epoch?: number;
   lastError?: PaymentsError;
   /**
-   * `true` once a send of the row under its current key may have created a payout (no answer, a
-   * 5xx, or an earlier run's send without a known outcome): a later refusal then proves nothing.
+   * `true` once a send of the row may have created a payout (no answer, a 5xx, or an earlier run's
+   * send without a known outcome): a later refusal then proves nothing.
    */
   ambiguous?: boolean;
+  /** When the row's claim, or its last renewal, was asked for: `performance.now()` (monotonic), read before the request. */
+  claimedAt?: number;
+  /** `true` while a renewal of the row's claim is on its way. */
+  renewing?: boolean;
+  /** `true` when an earlier run saw the row refused and this one sends it again (`retryFailed`). */
+  refusedBefore?: boolean;
+  /** What the store's note said of earlier sends when this run claimed the row. */
+  note?: SendNote;
   /** Set when the row is bad (with `skipInvalid`): it is reported, never sent. */
   invalid?: InvalidParamsError;
+}
+
+/**
+ * What a row's earlier sends left in the store (its note): `uncertain` once any send had no known
+ * outcome (kept for good), `refused` when the last send was refused before anything was created,
+ * with that send's `error`.
+ */
+export interface SendNote {
+  uncertain: boolean;
+  refused: boolean;
+  error?: StoreJsonObject;
 }
 
 /** The items to send, and how many rows there are when that is known before sending. */

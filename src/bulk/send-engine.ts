@@ -1,18 +1,24 @@
 /**
- * One run of a batch, the engine of `payouts.createMany`: claims each row in the journal, sends it
- * through the client's own creation path with its derived Idempotency-Key, retries with the same
- * key, adapts concurrency and pace to 429 / 503, and queues one result per row, in completion order,
- * for the generator that hands them to the consumer (result-stream.ts).
+ * One run of a batch, the engine of `payouts.createMany`: claims rows in the store in groups, sends
+ * each claimed row through the client's own creation path with its one Idempotency-Key, retries with
+ * the same key, adapts concurrency and pace to 429 / 503, and queues one result per row, in
+ * completion order, for the generator that hands them to the consumer (result-stream.ts).
+ *
+ * What the store holds per row (`storeKey('bulk', batchId, rowKey)`): `data` of the first claim
+ * (`{ index, rowHash, idempotencyKey }`); once there is an outcome (201, 200, 409), the settled
+ * `result` (`{ status, payout?: { id, status }, at }`); otherwise the `note` of the last release:
+ * `{ uncertain: true, error }` once any send had no known outcome (kept for good), `{ refused: true,
+ * error }` when the last send was refused before anything was created.
  */
 import { APIError, IdempotencyConflictError, PaymentsError } from '../core/errors.js';
 import { HOUR_MS } from '../internal/durations.js';
 import { backoffDelay, isRetryable, retryDelay } from '../internal/transport.js';
 import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
+import { type Store, type StoreClaim, type StoreJsonObject, type StoreRecord, storeKey } from '../stores/store.js';
 import { ChangeSignal } from './change-signal.js';
 import { AdaptiveConcurrency } from './concurrency.js';
-import { type BulkErrorInfo, type BulkJournal, type BulkOutcomeStatus, memoryJournal } from './journal.js';
 import { bulkIdempotencyKey } from './keys.js';
-import type { BatchItem, PreparedRows } from './rows.js';
+import type { BatchItem, PreparedRows, SendNote } from './rows.js';
 import { BulkRowsChangedError } from './rows-changed-error.js';
 import type { BulkProgress, BulkResult, BulkSender, BulkStatus, BulkSummary, CreateManyOptions } from './types.js';
 
@@ -20,6 +26,9 @@ import type { BulkProgress, BulkResult, BulkSender, BulkStatus, BulkSummary, Cre
 const MAX_THROTTLES = 20;
 /** Results waiting for the consumer before sending pauses (a slow `for await` body). */
 const MAX_READY = 256;
+/** Rows claimed in one store call: a few times the concurrency, within these bounds. */
+const GROUP_MIN = 8;
+const GROUP_MAX = 64;
 /**
  * Refusals that prove the service created nothing under the key: a malformed request, a key that is
  * not accepted or lacks the right (a sandbox key, KYC not approved), an invalid or refused payout.
@@ -28,58 +37,61 @@ const MAX_READY = 256;
 const REFUSED_BEFORE_CREATION = [400, 401, 403, 422];
 
 /**
- * The state of one run and the steps that move it. `pump` feeds rows in as the concurrency, the
- * pace and the consumer allow; each row is `launch`ed into `claimAndSend`, then `send`, and ends in
- * `settle` (an outcome, journaled), in `giveUp` (no known outcome: the claim is dropped), or back in
- * `deferred` to be retried with the same key. Every step that moves the state notifies `changes`,
- * which the waiting loops (`pump`, `send`, the consumer's) wake on.
+ * The state of one run and the steps that move it. `pump` claims rows in groups as the concurrency,
+ * the pace and the consumer allow; each claimed row goes through `afterClaim` (skipped, deferred,
+ * reported, or sent), then `send`, and ends in `settle` (an outcome, recorded), in `released` (no
+ * outcome: the claim is dropped with a note), or back in `deferred` to be claimed again (a retry with
+ * the same key, another worker's lease, a lease lost). Every step that moves the state notifies
+ * `changes`, which the waiting loops (`pump`, `send`, the consumer's) wake on.
  */
 export class BatchRun<R extends PayoutCreateParams> {
   readonly #options: CreateManyOptions<R>;
   readonly #sender: BulkSender;
   readonly #batchId: string;
   readonly #signal: AbortSignal | undefined;
-  readonly #journal: BulkJournal;
-  readonly #clock: () => number;
+  readonly #store: Store<unknown, unknown>;
   readonly #limiter: AdaptiveConcurrency;
   readonly #maxRetries: number;
   readonly #leaseMs: number;
   readonly #windowMs: number;
   readonly #retryFailed: boolean;
+  readonly #groupSize: number;
   /** Rows this run holds a claim on (waiting for a send slot, sending, or waiting for a retry), by row key. */
   readonly #held = new Map<string, BatchItem<R>>();
   /** Held rows whose renewal answered that the lease was lost: claimed again before they may be sent. */
   readonly #leaseLost = new Set<string>();
   #renewal: ReturnType<typeof setInterval> | undefined;
-  /** Identifies this run to the journal (one per `createMany` call). */
+  /** Identifies this run to the store (one per `createMany` call). */
   readonly #owner: string;
   readonly #progress: BulkProgress;
   /** Results the consumer has not taken yet, oldest first. */
   readonly #ready: BulkResult<R>[] = [];
-  /** Rows waiting to be tried again (a retry, another process's lease), each until its `notBefore`. */
+  /** Rows waiting to be claimed again (a retry, another worker's lease), each until its `notBefore`. */
   readonly #deferred: BatchItem<R>[] = [];
   readonly #changes = new ChangeSignal();
   /** Why the run stopped before its end: the first error wins. */
   #failure: { error: unknown } | undefined;
   #aborted = false;
   #pumping = false;
-  // Rows being claimed or sent, and sends on the wire.
+  /** Rows taken into a claim and not yet ended or deferred. */
   #inFlight = 0;
+  /** Claimed rows waiting for a send slot. */
+  #queued = 0;
+  /** Sends on the wire. */
   #sending = 0;
   /** Resolves when the row before in line to send has its slot (see `#turnToSend`). */
   #sendTurn: Promise<void> = Promise.resolve();
 
-  /** Sets up a run of `options` over `sender`; nothing is read or sent before {@link start}. */
-  constructor(options: CreateManyOptions<R>, sender: BulkSender) {
+  /** Sets up a run of `options` over `sender` and `store`; nothing is read or sent before {@link start}. */
+  constructor(options: CreateManyOptions<R>, sender: BulkSender, store: Store<unknown, unknown>) {
     this.#options = options;
     this.#sender = sender;
     this.#batchId = options.batchId;
     this.#signal = options.signal;
-    this.#journal = options.journal ?? memoryJournal();
-    const clock = options.clock ?? Date.now;
-    // Called as given, with no `this`: never with the run as `this`.
-    this.#clock = () => clock();
-    this.#limiter = new AdaptiveConcurrency(options.concurrency ?? 4);
+    this.#store = store;
+    const concurrency = options.concurrency ?? 4;
+    this.#limiter = new AdaptiveConcurrency(concurrency);
+    this.#groupSize = Math.min(GROUP_MAX, Math.max(GROUP_MIN, 4 * concurrency));
     this.#maxRetries = options.maxRetries ?? sender.maxRetries;
     this.#leaseMs = options.leaseMs ?? 30_000;
     this.#windowMs = options.resendWindowMs ?? 23 * HOUR_MS;
@@ -117,41 +129,61 @@ export class BatchRun<R extends PayoutCreateParams> {
       });
   }
 
+  /** The store key of row `rowKey`. */
+  #keyOf(rowKey: string): string {
+    return storeKey('bulk', this.#batchId, rowKey);
+  }
+
   /**
-   * For a batch keyed by position: compares each row with the row its journal holds at the same
+   * For a batch keyed by position: compares each row with the row its store holds at the same
    * position, before anything is sent. Any difference refuses the run: a position no longer names
    * the payout it named, and sending would pay a row under another row's key.
    */
   async #checkPositions(hashes: string[] | undefined): Promise<void> {
     if (!hashes) return;
-    const records = await this.#journal.read(
-      this.#batchId,
-      hashes.map((_, i) => String(i)),
-    );
-    const changed = hashes.flatMap((hash, i) => ((records[i]?.rowHash ?? hash) !== hash ? [i] : []));
+    const changed: number[] = [];
+    for (let from = 0; from < hashes.length; from += 500) {
+      const page = hashes.slice(from, from + 500);
+      const records = await this.#store.read(page.map((_, i) => this.#keyOf(String(from + i))));
+      page.forEach((hash, i) => {
+        const held = records[i]?.data?.rowHash;
+        if (typeof held === 'string' && held !== hash) changed.push(from + i);
+      });
+    }
     if (changed.length > 0) throw new BulkRowsChangedError(changed);
   }
 
   /**
    * Keeps alive the lease of every row this run holds, whether it is waiting for a send slot,
-   * sending, or waiting to be retried (journals with leases), so no other process takes it over.
-   * A renewal that answers `false` means the lease was lost (it ended, and another process may have
-   * taken the row): the row is no longer held, and is claimed again before this run sends it (a
-   * send already on the wire goes on; the journal ignores its outcome if another process holds the row).
+   * sending, or waiting to be retried, so no other worker takes it over. A renewal that answers
+   * `false` means the lease was lost (it ended, and another worker may have taken the row): the row
+   * is no longer held, and is claimed again before this run sends it (a send already on the wire goes
+   * on; the store ignores its outcome if another worker holds the row). A renewal that answers `true`
+   * moves the row's claim time (on this worker's monotonic clock, read before the renewal was asked).
    */
   #renewHeldClaims(): void {
-    const journal = this.#journal;
-    if (!journal.renew) return;
     this.#renewal = setInterval(() => {
-      for (const item of this.#held.values())
-        journal.renew?.(this.#batchId, item.key, this.#owner, this.#leaseMs, this.#clock()).then(
-          (held) => {
-            if (held || this.#held.get(item.key) !== item) return;
-            this.#held.delete(item.key);
-            this.#leaseLost.add(item.key);
-          },
-          () => {},
-        );
+      for (const item of this.#held.values()) {
+        if (item.renewing) continue;
+        item.renewing = true;
+        const asked = performance.now();
+        this.#store
+          .renew(this.#keyOf(item.key), this.#owner, this.#leaseMs)
+          .then(
+            (held) => {
+              if (this.#held.get(item.key) !== item) return;
+              if (held) item.claimedAt = Math.max(item.claimedAt ?? 0, asked);
+              else {
+                this.#held.delete(item.key);
+                this.#leaseLost.add(item.key);
+              }
+            },
+            () => {},
+          )
+          .finally(() => {
+            item.renewing = false;
+          });
+      }
     }, this.#leaseMs / 3);
   }
 
@@ -160,7 +192,7 @@ export class BatchRun<R extends PayoutCreateParams> {
     return this.#pumping;
   }
 
-  /** Why the run stopped before its end (a journal that cannot be written, a bug), if it did. */
+  /** Why the run stopped before its end (a store that cannot be written, a bug), if it did. */
   get failure(): { error: unknown } | undefined {
     return this.#failure;
   }
@@ -184,9 +216,10 @@ export class BatchRun<R extends PayoutCreateParams> {
   }
 
   /**
-   * Ends the run: stops new sends (when the consumer leaves the loop early), waits for those in
-   * flight to finish and be journaled, then closes the journal. Resolves to the run's error: its
-   * failure, or "left before it finished" when it had none (a summary already resolved stays so).
+   * Ends the run: stops new sends (when the consumer leaves the loop early), and waits for those in
+   * flight to finish and be recorded. Resolves to the run's error: its failure, or "left before it
+   * finished" when it had none (a summary already resolved stays so). The store stays open: it is
+   * the caller's.
    */
   async close(): Promise<unknown> {
     this.#failure ??= { error: new PaymentsError('The batch was left before it finished.') };
@@ -195,7 +228,6 @@ export class BatchRun<R extends PayoutCreateParams> {
     while (this.#inFlight > 0) await this.#changes.wait();
     this.#signal?.removeEventListener('abort', this.#changes.notify);
     clearInterval(this.#renewal);
-    await this.#journal.close?.();
     return failure.error;
   }
 
@@ -226,130 +258,226 @@ export class BatchRun<R extends PayoutCreateParams> {
     this.#changes.notify();
   }
 
-  /** Journals the row's outcome, then reports it. */
-  async #settle(
-    item: BatchItem<R>,
-    status: BulkOutcomeStatus,
-    extra: { payout?: Payout; error?: PaymentsError; retryable?: boolean },
-  ): Promise<void> {
-    const { retryable, ...result } = extra;
-    await this.#journal.settle(this.#batchId, item.key, this.#owner, {
+  /** Records the row's outcome (201, 200, 409) for good, then reports it. */
+  async #settle(item: BatchItem<R>, status: 'created' | 'replayed' | 'conflict', extra: { payout?: Payout; error?: PaymentsError }): Promise<void> {
+    const payout = extra.payout && plainJson({ id: extra.payout.id, status: extra.payout.status });
+    const result: StoreJsonObject = {
       status,
-      at: this.#clock(),
-      ...(extra.payout && { payout: { id: extra.payout.id, status: extra.payout.status } }),
+      at: Date.now(),
+      ...(payout && { payout }),
       ...(extra.error && { error: errorInfo(extra.error) }),
-      ...(retryable && { retryable }),
-    });
+    };
+    const recorded = await this.#store.settle(this.#keyOf(item.key), this.#owner, result);
     this.#held.delete(item.key);
-    this.#emit(item, status, { ...result, ...(retryable && { retryable }) });
+    this.#emit(item, status, { ...extra, ...(!recorded && { leaseLost: true }) });
   }
 
-  /** No answer in the end: the payout may exist. The claim is dropped; a rerun resends the same key. */
-  async #giveUp(item: BatchItem<R>, error?: PaymentsError): Promise<void> {
-    await this.#journal.release(this.#batchId, item.key, this.#owner, error && errorInfo(error));
+  /** Ends the row's claim without an outcome, leaving `note` for later runs; `false` when another worker took the row. */
+  async #release(item: BatchItem<R>, note: SendNote): Promise<boolean> {
     this.#held.delete(item.key);
-    this.#emit(item, 'failed', { error });
+    return this.#store.release(this.#keyOf(item.key), this.#owner, noteJson(note));
   }
 
   /**
-   * Derives the row's key, claims the row in the journal, and sends it when the claim is granted.
-   * With `retryFailed`, a row journaled as a refusal that created nothing is claimed again under
-   * the key of its next generation.
+   * A send of the row had no known outcome in the end (no answer, a 5xx, an unreadable 2xx): the
+   * payout may exist. The claim is dropped with `uncertain` kept for good; a rerun resends the same
+   * key while the service still knows it.
    */
-  async #claimAndSend(item: BatchItem<R>): Promise<void> {
-    item.idempotencyKey ??= await bulkIdempotencyKey(this.#batchId, item.key);
-    const now = this.#clock();
-    const request = {
-      batchId: this.#batchId,
-      rowKey: item.key,
-      idempotencyKey: item.idempotencyKey,
-      index: item.index,
-      owner: this.#owner,
-      now,
-      leaseMs: this.#leaseMs,
-      sentBefore: now - this.#windowMs,
-      rowHash: item.rowHash,
-    };
-    let claim = await this.#journal.claim(request);
-    const refused = claim.record?.outcome;
-    if (claim.state === 'done' && this.#retryFailed && refused?.status === 'failed' && refused.retryable) {
-      const generation = (claim.record?.generation ?? 0) + 1;
-      const idempotencyKey = await bulkIdempotencyKey(this.#batchId, item.key, generation);
-      claim = await this.#journal.claim({ ...request, retry: { generation, idempotencyKey } });
-    }
-    const record = claim.record;
-    // The key the row was first sent with, as journaled, wins: a rerun must resend exactly it.
-    item.idempotencyKey = record?.idempotencyKey ?? item.idempotencyKey;
-    if (claim.state === 'claimed') {
-      this.#held.set(item.key, item);
-      this.#leaseLost.delete(item.key);
-      if (this.#options.key === undefined && record?.rowHash !== undefined && record.rowHash !== item.rowHash) {
-        // Keyed by position, and the row at this position is not the one journaled (a source read
-        // twice that changed in between): never send it under the other row's key.
-        await this.#journal.release(this.#batchId, item.key, this.#owner);
-        this.#held.delete(item.key);
-        throw new BulkRowsChangedError([item.index]);
-      }
-      // Claimed before, in an earlier run, without an outcome: that send may have created the payout.
-      if (item.attempts === 0 && (record?.attempts ?? 1) > 1) item.ambiguous = true;
-      return this.#send(item);
-    }
-    if (claim.state === 'busy') {
-      // Another process holds the row: look again once it may have finished or its lease expired.
-      item.notBefore = Date.now() + Math.min(1000, this.#leaseMs / 4);
-      this.#deferred.push(item);
-    } else if (claim.state === 'done') {
-      this.#emit(item, 'skipped', {
-        record,
-        payout: record?.outcome?.payout as Payout | undefined,
-        ...(record?.outcome?.retryable && { retryable: true }),
+  async #uncertain(item: BatchItem<R>, error?: PaymentsError): Promise<void> {
+    item.ambiguous = true;
+    const recorded = await this.#release(item, { uncertain: true, refused: false, ...(error && { error: errorInfo(error) }) });
+    this.#emit(item, 'failed', { ...(error && { error }), ...(!recorded && { leaseLost: true }) });
+  }
+
+  /**
+   * The service refused the row before creating anything (400, 401, 403, 422): the claim is dropped
+   * with `refused` (and `uncertain`, when an earlier send had no known outcome). When an earlier run
+   * was refused too and this one sent again (`retryFailed`), the message says that the service keeps
+   * refusing this key.
+   */
+  async #refused(item: BatchItem<R>, error: APIError): Promise<void> {
+    if (item.refusedBefore)
+      error.message +=
+        ' The service refused this row again under the same Idempotency-Key: it keeps refusing this key. ' +
+        'Sending the row anyway needs a new batch id (a new batch), the only way to get a new key; check first that no payout was made for it.';
+    const recorded = await this.#release(item, { uncertain: item.ambiguous === true, refused: true, error: errorInfo(error) });
+    this.#emit(item, 'failed', { error, retryable: item.ambiguous !== true, ...(!recorded && { leaseLost: true }) });
+  }
+
+  /** Claims a group of rows in one store call, then handles each answer. */
+  async #claimGroup(items: BatchItem<R>[]): Promise<void> {
+    for (const item of items) item.idempotencyKey ??= await bulkIdempotencyKey(this.#batchId, item.key);
+    // The claim's time on this worker's monotonic clock, read before the request: a duration from
+    // it is never shorter than the lease the store granted.
+    const asked = performance.now();
+    const claims = await this.#store.claim(
+      items.map((item) => ({
+        key: this.#keyOf(item.key),
+        owner: this.#owner,
+        leaseMs: this.#leaseMs,
+        data: { index: item.index, rowHash: item.rowHash, idempotencyKey: item.idempotencyKey as string },
+      })),
+    );
+    if (claims.length !== items.length)
+      throw new PaymentsError(`The ${this.#store.kind} store answered ${claims.length} claims for ${items.length} rows.`);
+    items.forEach((item, i) => {
+      this.#track(this.#afterClaim(item, claims[i] as StoreClaim, asked));
+    });
+  }
+
+  /** Runs one row's next steps without waiting for them; counts the row in flight until they end. */
+  #track(steps: Promise<void>): void {
+    steps
+      // A store that cannot be written (or a bug) stops the batch: without it, nothing is safe.
+      .catch((error: unknown) => this.#fail(error))
+      .finally(() => {
+        this.#inFlight -= 1;
+        this.#changes.notify();
       });
-    } else {
+  }
+
+  /** Puts the row back to be claimed again after `delayMs`. */
+  #defer(item: BatchItem<R>, delayMs: number): void {
+    item.notBefore = Date.now() + delayMs;
+    this.#deferred.push(item);
+  }
+
+  /**
+   * What a claim's answer leads to: a row settled earlier is `skipped`; a row another worker holds
+   * is looked at again later; a claimed row is sent, unless what its earlier sends left says not to:
+   * a send without a known outcome too long ago (by the store's clock) for the service to still know
+   * its key is `needs_reconciliation`, a refusal is `failed` (sent again with `retryFailed`).
+   */
+  async #afterClaim(item: BatchItem<R>, claim: StoreClaim, asked: number): Promise<void> {
+    const record = claim.record;
+    if (claim.state === 'settled') return this.#skip(item, record);
+    if (claim.state === 'busy') {
+      // Another worker holds the row: look again once it may have finished or its lease expired.
+      this.#held.delete(item.key);
+      return this.#defer(item, Math.min(1000, this.#leaseMs / 4));
+    }
+    this.#held.set(item.key, item);
+    this.#leaseLost.delete(item.key);
+    item.claimedAt = asked;
+    const heldHash = record.data?.rowHash;
+    if (this.#options.key === undefined && typeof heldHash === 'string' && heldHash !== item.rowHash) {
+      // Keyed by position, and the row at this position is not the one recorded (a source read
+      // twice that changed in between): never send it under the other row's key.
+      await this.#release(item, noteOf(record));
+      throw new BulkRowsChangedError([item.index]);
+    }
+    const earlier = noteOf(record);
+    // A claim that ended without a release (a worker killed, or frozen past its lease) may have sent.
+    if (earlier.uncertain || (record.claims > 1 && record.note === undefined && item.attempts === 0)) item.ambiguous = true;
+    if (item.ambiguous && record.age >= this.#windowMs) {
+      await this.#release(item, { ...earlier, uncertain: true });
       const error = new PaymentsError(
-        `Sent at ${new Date(record?.sentAt ?? 0).toISOString()} with no known outcome, past the service's Idempotency-Key retention: not resent. Check whether the payout exists.`,
+        `First claimed ${(record.age / HOUR_MS).toFixed(1)} hours ago (by the store's clock) and sent without a known outcome: ` +
+          "too long ago for the service's 24-hour Idempotency-Key retention, so it is not resent. Check whether the payout exists.",
       );
       error.idempotencyKey = item.idempotencyKey;
-      this.#emit(item, 'needs_reconciliation', { error, record });
+      return this.#emit(item, 'needs_reconciliation', { error, record });
+    }
+    if (item.attempts === 0 && earlier.refused) {
+      if (!this.#retryFailed) {
+        const recorded = await this.#release(item, earlier);
+        return this.#emit(item, 'failed', {
+          error: earlierRefusal(earlier, item.idempotencyKey as string),
+          retryable: !item.ambiguous,
+          record,
+          ...(!recorded && { leaseLost: true }),
+        });
+      }
+      item.refusedBefore = true;
+    }
+    item.note = earlier;
+    return this.#send(item);
+  }
+
+  /** Reports a row settled by an earlier run (or another worker) as `skipped`, with its recorded payout. */
+  #skip(item: BatchItem<R>, record: StoreRecord): void {
+    this.#held.delete(item.key);
+    const payout = record.result?.payout;
+    this.#emit(item, 'skipped', { record, ...(payout && { payout: payout as unknown as Payout }) });
+  }
+
+  /**
+   * Sends a claimed row once a send slot is free, and settles, retries or gives up on its answer.
+   * The request leaves only under a live claim: when the time since the claim (or its last renewal)
+   * was granted, on this worker's monotonic clock, nears the lease (a worker frozen, or a long wait
+   * for the pace), the claim is renewed first, and the send dropped if the renewal fails.
+   */
+  async #send(item: BatchItem<R>): Promise<void> {
+    const epoch = this.#limiter.epoch;
+    this.#queued += 1;
+    const turn = await this.#turnToSend().finally(() => {
+      this.#queued -= 1;
+    });
+    if (!turn) {
+      // Stopped before this send. A row sent before (waiting to be retried) has no known outcome: it
+      // is reported, and left resendable. A row never sent is not reported.
+      if (item.attempts > 0) return this.#giveUp(item);
+      await this.#release(item, item.note ?? { uncertain: false, refused: false });
+      return;
+    }
+    let live = !this.#leaseLost.delete(item.key);
+    if (live && performance.now() - (item.claimedAt ?? 0) > this.#leaseMs / 2) {
+      const asked = performance.now();
+      live = await this.#store.renew(this.#keyOf(item.key), this.#owner, this.#leaseMs).catch((error: unknown) => {
+        this.#giveBackSlot();
+        throw error;
+      });
+      if (live) item.claimedAt = asked;
+    }
+    if (!live) {
+      // Its lease was lost while it waited: another worker may have sent it, or be sending it. The
+      // send slot goes back, and the row through the claim again.
+      this.#held.delete(item.key);
+      this.#giveBackSlot();
+      return this.#defer(item, 0);
+    }
+    item.attempts += 1;
+    // The slot goes back once the answer has reached the limiter: a throttle pauses the next send.
+    let slot = true;
+    const free = () => {
+      if (slot) this.#giveBackSlot();
+      slot = false;
+    };
+    try {
+      const { data, replayed } = await this.#sender.send(item.row, item.idempotencyKey as string);
+      this.#limiter.succeeded();
+      free();
+      return await this.#settle(item, replayed ? 'replayed' : 'created', { payout: data });
+    } catch (error) {
+      try {
+        const end = this.#afterFailedSend(item, error, epoch);
+        free();
+        if (end) return await end;
+      } finally {
+        free();
+      }
     }
   }
 
-  /** Sends a claimed row once a send slot is free, and settles, retries or gives up on its answer. */
-  async #send(item: BatchItem<R>): Promise<void> {
-    const epoch = item.epoch ?? this.#limiter.epoch;
-    if (!(await this.#turnToSend())) {
-      // Stopped before this send. A row sent before (waiting to be retried) has no known outcome: it
-      // is reported, and left resendable. A row never sent is not reported.
-      if (item.attempts > 0) return this.#giveUp(item, item.lastError);
-      this.#held.delete(item.key);
-      return this.#journal.release(this.#batchId, item.key, this.#owner);
-    }
-    if (this.#leaseLost.delete(item.key)) {
-      // Its lease was lost while it waited: another process may have sent it, or be sending it. The
-      // send slot goes back, and the row through the claim again.
-      this.#progress.inFlight = --this.#sending;
-      this.#changes.notify();
-      return this.#claimAndSend(item);
-    }
-    item.attempts += 1;
-    try {
-      const { data, replayed } = await this.#sender.send(item.row, item.idempotencyKey as string).finally(() => {
-        this.#progress.inFlight = --this.#sending;
-        this.#changes.notify();
-      });
-      this.#limiter.succeeded();
-      return await this.#settle(item, replayed ? 'replayed' : 'created', { payout: data });
-    } catch (error) {
-      const end = this.#afterFailedSend(item, error, epoch);
-      if (end) return await end;
-    }
+  #giveBackSlot(): void {
+    this.#progress.inFlight = --this.#sending;
+    this.#changes.notify();
+  }
+
+  /** A row stopped while waiting for a retry: reported `failed`, its claim dropped with what is known. */
+  #giveUp(item: BatchItem<R>): Promise<void> {
+    if (item.ambiguous) return this.#uncertain(item, item.lastError);
+    return this.#release(item, item.note ?? { uncertain: false, refused: false }).then((recorded) => {
+      this.#emit(item, 'failed', { ...(item.lastError && { error: item.lastError }), ...(!recorded && { leaseLost: true }) });
+    });
   }
 
   /**
    * Waits until a claimed row may be sent: a send slot is free (the concurrency), and the pace and
-   * any pause allow it; then takes the slot and answers `true` (`false`: the run stopped). Claims run ahead of sends (a file journal's fsync
-   * overlaps the sends in flight; a row another worker already finished is skipped without waiting
-   * for the pace), and the rows waiting here take their turns one at a time, in order, so that one
-   * timer at most waits for the pace.
+   * any pause allow it; then takes the slot and answers `true` (`false`: the run stopped). Claims run
+   * ahead of sends (a row another worker already finished is skipped without waiting for the pace),
+   * and the rows waiting here take their turns one at a time, in order, so that one timer at most
+   * waits for the pace.
    */
   async #turnToSend(): Promise<boolean> {
     const previous = this.#sendTurn;
@@ -379,9 +507,8 @@ export class BatchRun<R extends PayoutCreateParams> {
 
   /**
    * Decides what a failed send of `item` leads to: a retry with the same key (the row goes back to
-   * `deferred`; nothing is returned), or the row's end (`settle` or `giveUp`, returned to be
-   * awaited). An error that is not the service's answer to this row (a journal that cannot be
-   * written, a bug) is thrown again.
+   * `deferred`, still held; nothing is returned), or the row's end (returned to be awaited). An error
+   * that is not the service's answer to this row (a store that cannot be written, a bug) is thrown again.
    */
   #afterFailedSend(item: BatchItem<R>, error: unknown, epoch: number): Promise<void> | undefined {
     if (!(error instanceof PaymentsError) || error.idempotencyKey === undefined) throw error;
@@ -395,54 +522,51 @@ export class BatchRun<R extends PayoutCreateParams> {
       // Only a rate limit says the request was not processed; the others leave it unknown.
       if (status !== 429) item.ambiguous = true;
       if ((throttle ? item.throttles++ < MAX_THROTTLES : item.retries++ < this.#maxRetries) && !this.#stopped()) {
-        item.notBefore = Date.now() + (throttle ? waitMs : backoffDelay(item.retries, this.#options.retryBackoff));
-        this.#deferred.push(item);
+        this.#defer(item, throttle ? waitMs : backoffDelay(item.retries, this.#options.retryBackoff));
         return undefined;
       }
-      return this.#giveUp(item, error);
+      return this.#giveUp(item);
     }
-    // A refusal (another 4xx): the service created nothing under this key; it is the row's outcome.
-    // It is retryable (under a new key) when every send of the row under this key was refused.
-    if (status) return this.#settle(item, 'failed', { error, retryable: REFUSED_BEFORE_CREATION.includes(status) && !item.ambiguous });
-    // A 2xx of an unexpected shape: the payout was made but its answer is unreadable.
-    return this.#giveUp(item, error);
-  }
-
-  /** Starts claiming and sending the row, without waiting for it; counts it in flight until it ends. */
-  #launch(item: BatchItem<R>): void {
-    item.epoch = this.#limiter.epoch;
-    this.#inFlight += 1;
-    this.#claimAndSend(item)
-      // A journal that cannot be written (or a bug) stops the batch: without it, nothing is safe.
-      .catch((error: unknown) => this.#fail(error))
-      .finally(() => {
-        this.#inFlight -= 1;
-        this.#changes.notify();
-      });
+    if (error instanceof APIError && REFUSED_BEFORE_CREATION.includes(status)) return this.#refused(item, error);
+    // Another answer (another 4xx, a 2xx of an unexpected shape): whether a payout was made is unknown.
+    return this.#uncertain(item, error);
   }
 
   /**
-   * Feeds the rows in (retries first, once due), as far as the concurrency, the pace and the
-   * consumer allow, until every row has a result or the run stops; then waits for the rows in
-   * flight, and on an abort reports the rows left waiting for a retry.
+   * Claims the rows in groups (rows due to be claimed again first), as far as the concurrency, the
+   * pace and the consumer allow, until every row has a result or the run stops; then waits for the
+   * rows in flight, and on an abort reports the rows left waiting for a retry.
    */
   async #pump(source: AsyncIterator<BatchItem<R>>): Promise<void> {
     let sourceDone = false;
     while (!this.#stopped()) {
       const now = Date.now();
-      if (this.#inFlight >= 2 * this.#limiter.current || this.#ready.length >= MAX_READY) {
-        await this.#changes.wait();
+      // Enough claimed rows wait for a send slot, or enough results for the consumer.
+      if (this.#queued >= this.#limiter.current || this.#ready.length >= MAX_READY || this.#inFlight >= 4 * this.#groupSize) {
+        await this.#changes.wait(this.#untilNextDueRow(now));
         continue;
       }
-      let item = this.#takeDueRow(now);
-      if (!item && !sourceDone) {
-        const next = await source.next();
-        sourceDone = next.done === true;
-        item = next.value;
+      const group: BatchItem<R>[] = [];
+      while (group.length < this.#groupSize) {
+        let item = this.#takeDueRow(now);
+        if (!item && !sourceDone) {
+          const next = await source.next();
+          sourceDone = next.done === true;
+          item = next.value;
+        }
+        if (!item) break;
+        if (item.invalid) this.#emit(item, 'failed', { error: item.invalid });
+        else group.push(item);
       }
-      if (item?.invalid) this.#emit(item, 'failed', { error: item.invalid });
-      else if (item) this.#launch(item);
-      else if (sourceDone && this.#inFlight === 0 && this.#deferred.length === 0) break;
+      if (group.length > 0) {
+        this.#inFlight += group.length;
+        try {
+          await this.#claimGroup(group);
+        } catch (error) {
+          this.#inFlight -= group.length;
+          throw error;
+        }
+      } else if (sourceDone && this.#inFlight === 0 && this.#deferred.length === 0) break;
       else await this.#changes.wait(this.#untilNextDueRow(now));
     }
     while (this.#inFlight > 0) await this.#changes.wait();
@@ -450,7 +574,7 @@ export class BatchRun<R extends PayoutCreateParams> {
       this.#aborted = true;
       // Rows waiting for a retry were sent without a known outcome: reported, and left resendable.
       // Rows never sent are not reported.
-      for (const item of this.#deferred.splice(0)) if (item.attempts > 0) await this.#giveUp(item, item.lastError);
+      for (const item of this.#deferred.splice(0)) if (item.attempts > 0) await this.#giveUp(item);
     }
     if (!sourceDone) await source.return?.();
   }
@@ -469,6 +593,39 @@ export class BatchRun<R extends PayoutCreateParams> {
 
 function noop(): void {}
 
-function errorInfo(error: PaymentsError): BulkErrorInfo {
+/** A failure, summarised for the store (the error object itself is not kept): its class, message and status. */
+function errorInfo(error: PaymentsError): StoreJsonObject {
   return { name: error.name, message: error.message, ...(error instanceof APIError && { status: error.status }) };
+}
+
+/** What a record's note says of the row's earlier sends. */
+function noteOf(record: StoreRecord): SendNote {
+  const note = record.note;
+  const error = note?.error;
+  return {
+    uncertain: note?.uncertain === true,
+    refused: note?.refused === true,
+    ...(error !== null && typeof error === 'object' && !Array.isArray(error) && { error }),
+  };
+}
+
+/** The note as stored: only the flags that are set. */
+function noteJson(note: SendNote): StoreJsonObject {
+  return { ...(note.uncertain && { uncertain: true }), ...(note.refused && { refused: true }), ...(note.error && { error: note.error }) };
+}
+
+/** `value` without its `undefined` members, as a store keeps it. */
+function plainJson(value: Record<string, unknown>): StoreJsonObject {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as StoreJsonObject;
+}
+
+/** The error of a row an earlier run saw refused, reported without a send. */
+function earlierRefusal(note: SendNote, idempotencyKey: string): PaymentsError {
+  const error = note.error;
+  const what = error ? `${String(error.name ?? 'refused')}${error.status !== undefined ? ` ${String(error.status)}` : ''}: ${String(error.message ?? '')}` : 'refused';
+  const refusal = new PaymentsError(
+    `An earlier run's send of this row was refused before anything was created (${what}). Once the cause is fixed, rerun with retryFailed to send it again under the same Idempotency-Key.`,
+  );
+  refusal.idempotencyKey = idempotencyKey;
+  return refusal;
 }

@@ -19,7 +19,7 @@ export const EXIT = Object.freeze({
   invalidInput: 3,
   /** The service could not be used: an API error, a network failure, or an unexpected error. */
   service: 4,
-  /** Interrupted by Ctrl-C (SIGINT) after a clean stop: no file half-written, the journal is written. */
+  /** Interrupted by Ctrl-C (SIGINT) after a clean stop: no file half-written, the store is written. */
   interrupted: 130,
 });
 
@@ -33,7 +33,7 @@ Exit codes:
   3    invalid input file: every bad row is listed, nothing is sent
   4    service or network error
   130  interrupted (Ctrl-C): an --out file is not written (its old content stays), stdout ends on
-       a complete row, the journal is written`;
+       a complete row, the store is written`;
 
 /** An error the CLI reports as one line, with its exit code. */
 export class CliError extends Error {

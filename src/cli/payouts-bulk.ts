@@ -5,18 +5,19 @@
  * the header's fields; the separator is detected or given) and every row is checked before anything
  * is sent (all bad rows are listed with their CSV line); then a progress bar, and a results CSV
  * (row, key, payout id, status, error; spreadsheet formulas escaped) that appears whole at the end.
- * A journal file next to the CSV (or `--journal`), locked while the command runs, makes a rerun of
- * the same command resume the batch: rows done are skipped, rows sent without a known outcome are
- * resent with the same Idempotency-Key, and with `--retry-failed` rows the service refused before
- * creating anything are sent again. Ctrl-C stops new sends, waits for those in flight, and leaves the
- * journal whole.
+ * A store (by default a file named after the batch id, locked while the command runs; `--store` or
+ * `PAYMENTS_STORE_URL` for another file, or a Redis or Postgres URL that several machines share)
+ * makes a rerun resume the batch: rows done are skipped, rows sent without a known outcome are resent
+ * with the same Idempotency-Key, and with `--retry-failed` rows the service refused before creating
+ * anything are sent again under their same key. Ctrl-C stops new sends, waits for those in flight,
+ * and leaves the store whole.
  */
-import { closeSync, createReadStream, openSync, readSync, realpathSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { closeSync, createReadStream, mkdirSync, openSync, readSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parse } from 'csv-parse';
 import { stringify } from 'csv-stringify/sync';
-import { fileJournal } from '../bulk/file-journal.js';
 import { BulkRowsChangedError } from '../bulk/rows-changed-error.js';
 import type { BulkInvalidRow, BulkResult, BulkSummary } from '../bulk/types.js';
 import { InvalidParamsError, PaymentsError } from '../core/errors.js';
@@ -28,10 +29,11 @@ import { integerOption } from './integer-option.js';
 import { onInterrupt } from './interrupt.js';
 import { fileOutput, printJson, stdoutOutput } from './output.js';
 import { createProgress } from './progress.js';
+import { openStore, STORE_URL_VARIABLE, storeTargetOf, storeUrlFrom, withoutStoreSecrets } from './store-url.js';
 
 interface BulkOptions extends ClientFlags {
   batchId: string;
-  journal?: string;
+  store?: string;
   concurrency: number;
   results?: string;
   keyByPosition?: boolean;
@@ -76,14 +78,17 @@ export function registerPayouts(program: Command): void {
     .description('create many payouts from a CSV (payouts.createMany): checked first, resumable')
     .argument('<file.csv>', `columns: key, ${REQUIRED.join(', ')}; optional: type (default mobile_money)`)
     .requiredOption('--batch-id <id>', "names the batch: every row's Idempotency-Key derives from it and the row key")
-    .option('--journal <file>', 'journal file (default: <file.csv>.<batch-id>.journal, next to the CSV)')
+    .option(
+      '--store <file|url>',
+      `where runs remember each row: a file, or a redis:// or postgres:// URL shared by several machines (default: ${STORE_URL_HELP})`,
+    )
     .option('--concurrency <n>', 'sends in flight at most', integerOption('--concurrency', 1, 256), 4)
     .option('--results <file>', 'results CSV (default: <file.csv>.<batch-id>.results.csv; "-" for stdout)')
     .option(
       '--key-by-position',
       'key rows by their position when the CSV has no "key" column (the file must then never change between runs)',
     )
-    .option('--retry-failed', 'send again the rows an earlier run had refused before anything was created (a new key for each)')
+    .option('--retry-failed', 'send again the rows an earlier run had refused before anything was created (under their same key)')
     .option('--delimiter <separator>', 'field separator: "," ";" or tab (default: detected from the header line)')
     .option('--no-escape-formulas', "write results cells starting with = + - @ tab or CR as they are (default: prefixed with ')")
     .option('--api-key <key>', 'live API key (default: PAYMENTS_API_KEY; prefer the environment)')
@@ -98,13 +103,29 @@ without it is refused, unless --key-by-position: then a row's position is its ke
 rows moved or changed is refused before anything is sent.
 Every row must have the header's number of fields; every row is checked first; bad rows are listed
 with their CSV line and nothing is sent (exit 3).
-Rerun the same command to resume: rows done are skipped. Rows refused before anything was created
-(e.g. a sandbox key, an invalid phone since corrected) are sent again with --retry-failed.
-Ctrl-C stops new sends, waits for those in flight, and writes the journal (exit 130). Exit 1 when a
-row is left unpaid. One run at a time per journal file.`,
+Payouts need a live key: a sandbox key is refused before anything is sent.
+The store remembers each row: by default the file ${DEFAULT_STORE_DIR}/<batch id>.store in the
+current directory, named after the batch id (not the CSV, so a renamed CSV finds it); or --store
+FILE, or --store URL (redis://, rediss://, postgres://, postgresql://; needs the redis or ioredis,
+pg or postgres package) for workers on several machines. Give a URL with a password in
+PAYMENTS_STORE_URL rather than --store: a flag shows in the process list. One run at a time per
+store file.
+Rerun the same command to resume: rows done are skipped. Each row has one Idempotency-Key, from
+--batch-id and its key alone, so a rerun without the store (deleted, another file) is replayed by
+the service, never paid twice. Rows refused before anything was created (an invalid phone since
+corrected) are sent again, under their same key, with --retry-failed; a row the service keeps
+refusing under its key can only be sent in a new batch (a new --batch-id).
+Ctrl-C stops new sends, waits for those in flight, and writes the store (exit 130). Exit 1 when a
+row is left unpaid.`,
     )
     .action(async (file: string, options: BulkOptions, command: Command) => {
-      await runBulk(file, options, command.optsWithGlobals<GlobalOptions>());
+      try {
+        await runBulk(file, options, command.optsWithGlobals<GlobalOptions>());
+      } catch (error) {
+        // Whatever failed, a store URL and its password are never printed.
+        const url = storeUrlFrom(options.store)?.url;
+        throw url === undefined || error instanceof CliError ? error : withoutStoreSecrets(error, url);
+      }
     });
 }
 
@@ -253,6 +274,22 @@ function csvRows(
   };
 }
 
+/** Where the default store files are kept, in the current directory. */
+const DEFAULT_STORE_DIR = '.payments-sdk';
+const STORE_URL_HELP = `${DEFAULT_STORE_DIR}/<batch id>.store, or ${STORE_URL_VARIABLE}`;
+
+/**
+ * The default store of a batch: a file named after the batch id alone (never after the CSV, so a
+ * renamed or moved CSV finds it), in `.payments-sdk/` of the current directory. An id with other
+ * characters than letters, digits, `.`, `_` and `-` gets them replaced and a hash of the id
+ * appended, so that two ids never share a file.
+ */
+function defaultStorePath(batchId: string): string {
+  const safe = batchId.replace(/[^A-Za-z0-9._-]/g, '_');
+  const name = safe === batchId && !batchId.startsWith('.') ? safe : `${safe}-${createHash('sha256').update(batchId).digest('hex').slice(0, 12)}`;
+  return join(DEFAULT_STORE_DIR, `${name}.store`);
+}
+
 /** The file a path names, resolved through links; for a file not there yet, its resolved directory and name. */
 function realPath(path: string): string {
   try {
@@ -266,7 +303,7 @@ function realPath(path: string): string {
   }
 }
 
-/** Refuses, before anything is read, sent or written, two of the CSV, the results and the journal naming one file. */
+/** Refuses, before anything is read, sent or written, two of the CSV, the results and the store naming one file. */
 function refuseSameFile(files: Record<string, string | undefined>): void {
   const seen = new Map<string, string>();
   for (const [role, path] of Object.entries(files)) {
@@ -275,8 +312,8 @@ function refuseSameFile(files: Record<string, string | undefined>): void {
     const other = seen.get(real);
     if (other) throw new CliError(`${other} and ${role} name the same file (${real}): give each its own file.`);
     seen.set(real, role);
-    // The journal's lock file is the journal's too.
-    if (role === '--journal') seen.set(realPath(`${path}.lock`), role);
+    // The store's lock file is the store's too.
+    if (role === '--store') seen.set(realPath(`${path}.lock`), role);
   }
 }
 
@@ -290,16 +327,13 @@ function badRowLines(rows: BulkInvalidRow[], lineOf: Map<number, number>): strin
 
 /** Whether a result leaves its row unpaid: failed now, or in an earlier run. */
 function unpaid(result: BulkResult<CsvRow>): boolean {
-  if (result.status === 'skipped') {
-    const earlier = result.record?.outcome?.status;
-    return earlier === 'failed' || earlier === 'conflict';
-  }
+  if (result.status === 'skipped') return result.record?.result?.status === 'conflict';
   return result.status === 'failed' || result.status === 'conflict' || result.status === 'needs_reconciliation';
 }
 
 function resultRow(result: BulkResult<CsvRow>, line: number | undefined): unknown[] {
-  const recorded = result.record?.outcome;
-  const payoutId = result.payout?.id ?? recorded?.payout?.id ?? '';
+  const recorded = result.record?.result as { status?: string; error?: { message?: string } } | undefined;
+  const payoutId = result.payout?.id ?? '';
   const error = result.error
     ? describeError(result.error)
     : result.status === 'skipped' && recorded?.error
@@ -312,9 +346,11 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
   const batchId = options.batchId.trim();
   if (batchId === '') throw new CliError('--batch-id must not be empty.');
   const safeId = batchId.replace(/[^A-Za-z0-9._-]/g, '_');
-  const journalPath = options.journal ?? join(dirname(file), `${basename(file)}.${safeId}.journal`);
+  const storeUrl = storeUrlFrom(options.store) ?? { url: defaultStorePath(batchId), source: '--store' };
   const resultsPath = options.results ?? join(dirname(file), `${basename(file)}.${safeId}.results.csv`);
-  refuseSameFile({ 'the CSV': file, '--results': resultsPath === '-' ? undefined : resultsPath, '--journal': journalPath });
+  const target = storeTargetOf(storeUrl);
+  const storeFile = target.kind === 'file' ? target.path : undefined;
+  refuseSameFile({ 'the CSV': file, '--results': resultsPath === '-' ? undefined : resultsPath, '--store': storeFile });
   const client = clientFrom(options);
   const keyByPosition = options.keyByPosition === true;
   let separator: Separator;
@@ -342,12 +378,16 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
     })();
   };
 
-  // The journal is opened (and locked) first: a second run on it is refused before anything else.
-  const journal = fileJournal(journalPath);
+  // The store is opened (a file store locked) first: a second run on it is refused before anything
+  // else. The default file's directory is made when missing; a store given is the merchant's.
+  if (storeFile !== undefined && storeUrlFrom(options.store) === undefined) mkdirSync(dirname(storeFile), { recursive: true });
+  const opened = await openStore(storeUrl);
   try {
-    await journal.read(batchId, []);
+    await opened.store.read([]);
   } catch (error) {
-    if (error instanceof PaymentsError) throw new CliError(describeError(error));
+    await opened.close().catch(() => {});
+    // A store file in use by another run (its lock), or that cannot be read: one line, exit 2.
+    if (error instanceof PaymentsError) throw new CliError(describeError(withoutStoreSecrets(error, storeUrl.url)));
     throw error;
   }
 
@@ -356,9 +396,9 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
   const batch = client.payouts.createMany(rows, {
     batchId,
     // Without a key column (--key-by-position), the library keys rows by position and compares
-    // each row with the one journaled at its position before anything is sent.
+    // each row with the one recorded at its position before anything is sent.
     ...(!keyByPosition && { key: (row: CsvRow) => row[KEY] ?? '' }),
-    journal,
+    store: opened.store,
     retryFailed: options.retryFailed === true,
     concurrency: options.concurrency,
     signal: controller.signal,
@@ -399,6 +439,7 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
     progress?.stop();
     removeHandler();
     out?.close();
+    await opened.close();
   }
   const interrupted = controller.signal.aborted || summary.aborted;
   const counts = `created ${summary.created}, replayed ${summary.replayed}, skipped ${summary.skipped}, failed ${summary.failed}, conflict ${summary.conflict}, needs_reconciliation ${summary.needs_reconciliation}`;
@@ -410,7 +451,7 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
       interrupted,
       retryable,
       results: resultsPath === '-' ? null : resultsPath,
-      journal: journalPath,
+      store: opened.shown,
     });
   process.stderr.write(
     `${interrupted ? 'Interrupted: ' : ''}payouts ${batchId}: ${summary.total} rows: ${counts}.${resultsPath === '-' ? '' : ` Results: ${resultsPath}.`}${interrupted ? ' Rerun the same command to finish the batch.' : ''}\n`,

@@ -12,6 +12,8 @@ import type { Telemetry } from './telemetry.js';
 export interface ResourceClient {
   /** Default retries of the client (the bulk payout runner retries rows itself, as many times). */
   readonly maxRetries: number;
+  /** The kind of the client's key (`'unknown'` until a key function was read): bulk payouts refuse a sandbox key up front. */
+  readonly mode: 'live' | 'sandbox' | 'unknown';
   /** The client's telemetry, for what a resource runs over many calls (bulk payouts, reconciliation). @internal */
   readonly telemetry?: Telemetry | undefined;
   /** A creation: `POST` with params checked first and an `Idempotency-Key`, the answer unwrapped from `{ data }`. @internal */

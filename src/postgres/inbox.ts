@@ -13,9 +13,10 @@
  * @module
  */
 import { PaymentsError } from '../core/errors.js';
+import { StoreTimeoutError as DatabaseTimeoutError } from '../stores/postgres/errors.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import type { InboxTransaction, WebhookDeliveryResult, WebhookInbox, WebhookInboxContext } from '../webhooks/inbox.js';
-import { DatabaseTimeoutError, migrateSchema, type PostgresDatabase, type SqlSession, sqlDriver } from './driver.js';
+import { migrateSchema, type PostgresDatabase, type SqlSession, sqlDriver } from '../stores/postgres/driver.js';
 import { type InboxReconcileOptions, type InboxReconcileResult, type ReconcileClient, reconcileThroughInbox } from './inbox-reconcile.js';
 import {
   checkTableName,

@@ -1,7 +1,6 @@
 /**
  * `payments-sdk/postgres`: exactly-once effects on your own Postgres. {@link postgresInbox} records
- * each webhook event and runs your handler in one transaction; {@link postgresJournal} lets any
- * number of workers run one bulk payout batch, each row paid once.
+ * each webhook event and runs your handler in one transaction.
  *
  * Bring your own driver: a `pg` Pool or Client, or a postgres.js `sql`. This entry imports none
  * (they are optional peer dependencies), and neither `payments-sdk` nor `payments-sdk/webhooks`
@@ -13,17 +12,16 @@
  * @packageDocumentation
  */
 export type { InboxTransaction, WebhookInboxContext } from '../webhooks/inbox.js';
+export { StoreTimeoutError as DatabaseTimeoutError } from '../stores/postgres/errors.js';
 export {
-  DatabaseTimeoutError,
   type PgClientLike,
   type PgPoolClientLike,
   type PgPoolLike,
   type PgQueryResultLike,
   type PostgresDatabase,
   type PostgresJsLike,
-  type PostgresJsReservedLike,
   type PostgresJsResultLike,
-} from './driver.js';
+} from '../stores/postgres/driver.js';
 export { type HandledPaymentKey, type PostgresInbox, type PostgresInboxOptions, postgresInbox } from './inbox.js';
 export {
   InboxReconcileError,
@@ -32,4 +30,3 @@ export {
   type ReconcileClient,
   type ReconciledPaymentEvent,
 } from './inbox-reconcile.js';
-export { type PostgresJournal, type PostgresJournalOptions, postgresJournal } from './journal.js';

@@ -26,20 +26,22 @@ export class Payouts extends APIResource {
   }
 
   /**
-   * Creates many payouts, never paying one twice: every row is checked first, each row's
-   * Idempotency-Key derives from `batchId` and the row's key, a journal records each send and its
-   * outcome (a rerun skips rows already done and resends, with the same key, those without a known
-   * outcome), and concurrency adapts to 429 / 503. Iterate the batch for one result per row, or
-   * await `batch.summary()`. See docs/bulk-payouts.md.
+   * Creates many payouts, never paying one twice: a sandbox key is refused before anything is sent,
+   * every row is checked first, each row's Idempotency-Key derives from `batchId` and the row's key
+   * alone, a store (`payments-sdk/stores`) records each claim and outcome (a rerun skips rows already
+   * done and resends, with the same key, those without a known outcome), and concurrency adapts to
+   * 429 / 503. Iterate the batch for one result per row, or await `batch.summary()`. See
+   * docs/bulk-payouts.md.
    *
    * ```ts
-   * const batch = client.payouts.createMany(rows, { batchId: 'payroll-2026-11', key: (row) => row.reference, journal: fileJournal('payroll.journal') });
+   * const batch = client.payouts.createMany(rows, { batchId: 'payroll-2026-11', key: (row) => row.reference, store: fileStore('payroll.store') });
    * for await (const r of batch) if (r.status === 'failed') console.error(r.key, r.error?.message);
    * ```
    */
   createMany<R extends PayoutCreateParams>(rows: BulkRows<R>, options: CreateManyOptions<R>): PayoutBatch<R> {
     return new PayoutBatch(rows, options, {
       maxRetries: this._client.maxRetries,
+      mode: () => this._client.mode,
       telemetry: this._client.telemetry,
       // The client's own creation path (validation, headers, error mapping, `replayed`), one attempt
       // per call: the batch retries itself, with the same key, so that it sees every 429 and 503.

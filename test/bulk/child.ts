@@ -1,15 +1,10 @@
 /**
- * A bulk payout run by a child process (bundled by esbuild from src/, run by the crash, Redis and
- * Postgres tests): settings from the environment, one line per result on stdout (`R <index> <status>`),
+ * A bulk payout run by a child process (bundled by esbuild from src/, run by the crash test) over a
+ * file store: settings from the environment, one line per result on stdout (`R <index> <status>`),
  * then `S <summary JSON>`.
  */
-
-import IORedis from 'ioredis';
-import pg from 'pg';
-import postgres from 'postgres';
-import { createClient } from 'redis';
-import { type BulkJournal, fileJournal, PaymentsClient, redisJournal } from '../../src/index.js';
-import { postgresJournal } from '../../src/postgres/index.js';
+import { PaymentsClient } from '../../src/index.js';
+import { fileStore, type Store } from '../../src/stores/index.js';
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -26,33 +21,8 @@ const client = new PaymentsClient({
   headers: { 'x-runner': env('BULK_RUNNER') },
 });
 
-let journal: BulkJournal;
-let closeStore = async () => {};
-if (process.env.BULK_PG_URL) {
-  // The Postgres journal, through a pg Pool or a postgres.js sql (BULK_PG_CLIENT=postgres.js).
-  const leaseMs = Number(process.env.BULK_LEASE_MS ?? 30_000);
-  if (process.env.BULK_PG_CLIENT === 'postgres.js') {
-    const sql = postgres(process.env.BULK_PG_URL, { max: 4, onnotice: () => {} });
-    journal = postgresJournal(sql, { leaseMs });
-    closeStore = () => sql.end({ timeout: 1 });
-  } else {
-    const pool = new pg.Pool({ connectionString: process.env.BULK_PG_URL, max: 4 });
-    journal = postgresJournal(pool, { leaseMs });
-    closeStore = () => pool.end();
-  }
-} else if (process.env.BULK_REDIS_URL) {
-  if (process.env.BULK_REDIS_CLIENT === 'ioredis') {
-    const redis = new IORedis(process.env.BULK_REDIS_URL);
-    journal = redisJournal(redis, { prefix: 'bulk-test:' });
-    closeStore = async () => void redis.disconnect();
-  } else {
-    const redis = await createClient({ url: process.env.BULK_REDIS_URL }).connect();
-    journal = redisJournal(redis, { prefix: 'bulk-test:' });
-    closeStore = async () => void (await redis.close());
-  }
-} else {
-  journal = fileJournal(env('BULK_JOURNAL'));
-}
+const store: Store = fileStore(env('BULK_STORE'));
+const closeStore = async () => store.close?.();
 
 function* rows() {
   for (let i = 0; i < rowsCount; i++) {
@@ -68,7 +38,7 @@ function* rows() {
 const batch = client.payouts.createMany(() => rows(), {
   batchId: env('BULK_BATCH_ID'),
   key: (row) => row.reference,
-  journal,
+  store,
   concurrency: Number(process.env.BULK_CONCURRENCY ?? 8),
   leaseMs: Number(process.env.BULK_LEASE_MS ?? 30_000),
   retryBackoff: { initialMs: 2, maxMs: 20 },

@@ -1,7 +1,7 @@
 /**
  * Crash and resume: 2,000 payouts through a proxy that injects about 30 %
  * faults (resets before and after the answer, 5xx, 429, timeouts) in front of the testing kit's mock
- * served on 127.0.0.1. A child process running the batch with a file journal is SIGKILLed mid-way,
+ * served on 127.0.0.1. A child process running the batch with a file store is SIGKILLed mid-way,
  * then the batch is run again: exactly 2,000 payouts in the mock, none twice, none lost, and every
  * row reported.
  */
@@ -48,13 +48,13 @@ afterAll(async () => {
 
 describe('crash and resume', () => {
   it(`${ROWS} payouts, ~30 % faults, the runner SIGKILLed mid-way and rerun: exactly ${ROWS} payouts, none twice, every row reported`, async () => {
-    const journal = join(dir, 'payroll.journal');
+    const store = join(dir, 'payroll.store');
     const env = {
       BULK_API_KEY: mock.liveApiKey as string,
       BULK_BASE_URL: proxy.url,
       BULK_ROWS: String(ROWS),
       BULK_BATCH_ID: 'payroll-2026-11',
-      BULK_JOURNAL: journal,
+      BULK_STORE: store,
       BULK_TIMEOUT_MS: '200',
       BULK_CONCURRENCY: '8',
     };
@@ -78,7 +78,7 @@ describe('crash and resume', () => {
     expect(second.lines).toBe(ROWS);
     expect([...second.results.keys()].sort((a, b) => a - b)).toEqual([...Array(ROWS).keys()]);
     expect(second.summary).toMatchObject({ total: ROWS, failed: 0, conflict: 0, needs_reconciliation: 0, aborted: false });
-    // What the first run finished is skipped, from the journal; no row it finished is sent again.
+    // What the first run finished is skipped, from the store; no row it finished is sent again.
     for (const [index, status] of first.results)
       if (status === 'created' || status === 'replayed') expect(second.results.get(index)).toBe('skipped');
     expect(second.summary?.skipped).toBeGreaterThanOrEqual(doneBeforeKill);
@@ -97,7 +97,7 @@ describe('crash and resume', () => {
     expect(injected / (injected + none)).toBeGreaterThan(0.2);
     expect(injected / (injected + none)).toBeLessThan(0.4);
 
-    // The journal holds no API key.
-    expect(await readFile(journal, 'utf8')).not.toContain(mock.liveApiKey as string);
+    // The store holds no API key.
+    expect(await readFile(store, 'utf8')).not.toContain(mock.liveApiKey as string);
   }, 120_000);
 });

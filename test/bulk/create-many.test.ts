@@ -1,39 +1,28 @@
 /**
  * `payouts.createMany` against the testing kit's mock: derived keys, the
- * journal's rerun semantics, validation of every row before any is sent, conflicts, the 24-hour
+ * store's rerun semantics, validation of every row before any is sent, conflicts, the 24-hour
  * window (the service keeps an Idempotency-Key 24 hours), adaptive concurrency against the mock's rate limit, and the signal.
  */
 import { createHash } from 'node:crypto';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   APIConnectionError,
-  type BulkJournal,
   type BulkProgress,
   type BulkResult,
   bulkIdempotencyKey,
-  fileJournal,
   IdempotencyConflictError,
   InvalidParamsError,
-  memoryJournal,
   PaymentsClient,
+  PaymentsError,
 } from 'payments-sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AdaptiveConcurrency } from '../../src/bulk/concurrency.js';
-import { allPayouts, countByRow, liveClient, payoutMock, row, rows } from '../helpers/bulk.js';
+import { memoryStore } from '../../src/stores/memory.js';
+import type { Store } from '../../src/stores/store.js';
+import { agedStore, allPayouts, countByRow, liveClient, loggedStore, payoutMock, row, rows } from '../helpers/bulk.js';
 import { collect, posts, statuses } from '../helpers/bulk-results.js';
 import { caught } from '../helpers/caught.js';
 
 const HOUR = 3_600_000;
-
-let dir = '';
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'payments-sdk-bulk-'));
-});
-afterAll(async () => {
-  if (dir) await rm(dir, { recursive: true, force: true });
-});
 
 describe('derived Idempotency-Keys', () => {
   it('are "bulk1_" + hex SHA-256 of "<UTF-8 length of batchId>:<batchId>:<rowKey>", recomputed here with node:crypto', async () => {
@@ -69,34 +58,15 @@ describe('derived Idempotency-Keys', () => {
 });
 
 describe('runs and reruns', () => {
-  it('resends a row with the key its journal recorded (a key from an earlier derivation stays the key)', async () => {
-    const mock = payoutMock();
-    const journal = memoryJournal();
-    await journal.claim({
-      batchId: 'legacy',
-      rowKey: '0',
-      idempotencyKey: 'legacy-key-0',
-      index: 0,
-      owner: 'old',
-      now: Date.now(),
-      leaseMs: 1,
-      sentBefore: 0,
-    });
-    await new Promise((resolve) => setTimeout(resolve, 5));
-    const [result] = await collect(liveClient(mock).payouts.createMany(rows(1), { batchId: 'legacy', journal }));
-    expect(result).toMatchObject({ status: 'created', idempotencyKey: 'legacy-key-0' });
-    expect(posts(mock).map((p) => p.idempotencyKey)).toEqual(['legacy-key-0']);
-  });
-
-  it('creates every row once, debits the wallet, and a rerun on the same journal skips every row without sending', async () => {
+  it('creates every row once, debits the wallet, and a rerun on the same store skips every row without sending', async () => {
     const mock = payoutMock();
     const client = liveClient(mock);
-    const journal = memoryJournal();
+    const store = memoryStore();
     const progress: BulkProgress[] = [];
     const batch = client.payouts.createMany(rows(40), {
       batchId: 'run',
       key: (r) => r.reference,
-      journal,
+      store,
       onProgress: (p) => progress.push(p),
     });
     const results = await collect(batch);
@@ -118,18 +88,18 @@ describe('runs and reruns', () => {
     expect(await client.wallets.list()).toEqual([{ currency: 'XOF', balance: 1_000_000_000 - paid }]);
 
     const before = posts(mock).length;
-    const again = await collect(client.payouts.createMany(rows(40), { batchId: 'run', key: (r) => r.reference, journal }));
+    const again = await collect(client.payouts.createMany(rows(40), { batchId: 'run', key: (r) => r.reference, store }));
     expect(statuses(again)).toEqual(Array(40).fill('skipped'));
-    expect(again[5]).toMatchObject({ payout: { id: results[5]?.payout?.id }, record: { outcome: { status: 'created' }, attempts: 1 } });
+    expect(again[5]).toMatchObject({ payout: { id: results[5]?.payout?.id }, record: { result: { status: 'created' }, claims: 1 } });
     expect(posts(mock).length).toBe(before);
     expect((await allPayouts(client)).length).toBe(40);
   });
 
-  it('a rerun without the journal is replayed by the service (same keys), never paid again', async () => {
+  it('a rerun without the store is replayed by the service (same keys), never paid again', async () => {
     const mock = payoutMock();
     const client = liveClient(mock);
-    await client.payouts.createMany(rows(30), { batchId: 'lost-journal' }).summary();
-    const summary = await client.payouts.createMany(rows(30), { batchId: 'lost-journal' }).summary();
+    await client.payouts.createMany(rows(30), { batchId: 'lost-store' }).summary();
+    const summary = await client.payouts.createMany(rows(30), { batchId: 'lost-store' }).summary();
     expect(summary).toMatchObject({ replayed: 30, created: 0 });
     expect([...countByRow(await allPayouts(client)).values()]).toEqual(Array(30).fill(1));
   });
@@ -153,20 +123,39 @@ describe('runs and reruns', () => {
     expect(() => batch[Symbol.asyncIterator]()).toThrow(/already ran/);
   });
 
-  it('reports a refusal (422) as failed, records it, and goes on', async () => {
+  it('reports a refusal (422) as failed and retryable, records it, and goes on; a rerun reports it again without a send', async () => {
     const mock = payoutMock();
     const client = liveClient(mock);
-    const journal = memoryJournal();
+    const store = memoryStore();
     const list = [
       row(0),
       row(1, { destination: { type: 'mobile_money', country: 'SEN', provider: 'nope', phone: '221771234567' } }),
       row(2),
     ];
-    const results = await collect(client.payouts.createMany(list, { batchId: 'refused', journal }));
+    const results = await collect(client.payouts.createMany(list, { batchId: 'refused', store }));
     expect(statuses(results)).toEqual(['created', 'failed', 'created']);
-    expect(results[1]?.error?.name).toBe('UnprocessableEntityError');
-    const again = await collect(client.payouts.createMany(list, { batchId: 'refused', journal }));
-    expect(again[1]).toMatchObject({ status: 'skipped', record: { outcome: { status: 'failed', error: { status: 422 } } } });
+    expect(results[1]).toMatchObject({ retryable: true, error: { name: 'UnprocessableEntityError' } });
+    const sent = posts(mock).length;
+    const again = await collect(client.payouts.createMany(list, { batchId: 'refused', store }));
+    expect(statuses(again)).toEqual(['skipped', 'failed', 'skipped']);
+    expect(again[1]).toMatchObject({ retryable: true, record: { note: { refused: true, error: { status: 422 } } } });
+    expect(again[1]?.error?.message).toMatch(/refused before anything was created \(UnprocessableEntityError 422: .*\)\. .*retryFailed/);
+    expect(posts(mock).length).toBe(sent);
+  });
+
+  it('a sandbox key is refused before any row is read, claimed or sent', async () => {
+    const mock = payoutMock();
+    const sandbox = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
+    const store = loggedStore(memoryStore());
+    let read = 0;
+    const source = () => {
+      read += 1;
+      return rows(3);
+    };
+    const error = await caught(sandbox.payouts.createMany(source, { batchId: 'sandbox', store }).summary());
+    expect(error).toBeInstanceOf(PaymentsError);
+    expect((error as Error).message).toMatch(/^Payouts need a live key; this client's key is a sandbox key/);
+    expect([read, store.log.length, mock.requests.length]).toEqual([0, 0, 0]);
   });
 });
 
@@ -234,12 +223,12 @@ describe('validation of every row before any is sent', () => {
 
   it('refuses bad options naming each', async () => {
     const client = liveClient(payoutMock());
-    const error = await caught(() => client.payouts.createMany([], { batchId: '', concurrency: 0, journal: {} as BulkJournal }));
+    const error = await caught(() => client.payouts.createMany([], { batchId: '', concurrency: 0, store: {} as Store }));
     expect(error).toBeInstanceOf(InvalidParamsError);
     expect((error as InvalidParamsError).issues.map((i) => i.path.join('.'))).toEqual([
       'options.batchId',
       'options.concurrency',
-      'options.journal',
+      'options.store',
     ]);
   });
 });
@@ -277,39 +266,37 @@ function losingAnswers(mock: ReturnType<typeof payoutMock>, lost: number[]): Pay
 
 describe('the 24-hour window of the service', () => {
   it('rows sent without a known outcome are resent with the same key within the window (replayed), and never past it', async () => {
-    const journal = memoryJournal();
-    const mock = payoutMock({ now: '2026-11-20T08:00:00Z' });
+    const store = memoryStore();
+    const mock = payoutMock();
     const client = liveClient(mock, { maxRetries: 0 });
-    const clock = () => mock.now().getTime();
     // Rows 1 and 3 reach the service, which creates them, and their answers are lost.
     const faulty = losingAnswers(mock, [1, 3]);
-    const first = await collect(faulty.payouts.createMany(rows(5), { batchId: 'window', journal, concurrency: 1, clock }));
+    const first = await collect(faulty.payouts.createMany(rows(5), { batchId: 'window', store, concurrency: 1 }));
     expect(statuses(first)).toEqual(['created', 'failed', 'created', 'failed', 'created']);
     expect(first[1]?.error).toBeInstanceOf(APIConnectionError);
     expect((await allPayouts(client)).length).toBe(5);
 
-    // 25 hours later, on the mock's clock and the batch's: the service has forgotten the keys.
-    mock.advance(25 * HOUR);
+    // 25 hours later by the store's clock: the service has forgotten the keys.
     const before = posts(mock).length;
-    const late = await collect(client.payouts.createMany(rows(5), { batchId: 'window', journal, clock }));
+    const late = await collect(client.payouts.createMany(rows(5), { batchId: 'window', store: agedStore(store, 25 * HOUR) }));
     expect(statuses(late)).toEqual(['skipped', 'needs_reconciliation', 'skipped', 'needs_reconciliation', 'skipped']);
-    expect(late[1]).toMatchObject({
-      record: { sentAt: Date.parse('2026-11-20T08:00:00Z'), attempts: 1, lastError: { name: 'APIConnectionError' } },
-    });
+    expect(late[1]).toMatchObject({ record: { claims: 2, note: { uncertain: true, error: { name: 'APIConnectionError' } } } });
     expect(late[1]?.error?.message).toContain('not resent');
+    expect(posts(mock).length).toBe(before);
+    // Reported again by every later run, still never resent.
+    const again = await collect(client.payouts.createMany(rows(5), { batchId: 'window', store: agedStore(store, 26 * HOUR) }));
+    expect(statuses(again)).toEqual(['skipped', 'needs_reconciliation', 'skipped', 'needs_reconciliation', 'skipped']);
     expect(posts(mock).length).toBe(before);
     expect((await allPayouts(client)).length).toBe(5);
   });
 
   it('within the window (22 h later), they are resent with the same key and replayed', async () => {
-    const journal = memoryJournal();
-    const mock = payoutMock({ now: '2026-11-20T08:00:00Z' });
-    const clock = () => mock.now().getTime();
+    const store = memoryStore();
+    const mock = payoutMock();
     const faulty = losingAnswers(mock, [2]);
-    await faulty.payouts.createMany(rows(4), { batchId: 'window', journal, concurrency: 1, clock }).summary();
-    mock.advance(22 * HOUR);
+    await faulty.payouts.createMany(rows(4), { batchId: 'window', store, concurrency: 1 }).summary();
     const client = liveClient(mock);
-    const results = await collect(client.payouts.createMany(rows(4), { batchId: 'window', journal, clock }));
+    const results = await collect(client.payouts.createMany(rows(4), { batchId: 'window', store: agedStore(store, 22 * HOUR) }));
     expect(statuses(results)).toEqual(['skipped', 'skipped', 'replayed', 'skipped']);
     expect((await allPayouts(client)).length).toBe(4);
   });
@@ -387,13 +374,13 @@ describe('adaptive concurrency', () => {
 });
 
 describe('signal', () => {
-  it('stops new sends, lets those in flight finish and be journaled, ends the iteration; a rerun completes the batch', async () => {
+  it('stops new sends, lets those in flight finish and be recorded, ends the iteration; a rerun completes the batch', async () => {
     const mock = payoutMock();
     const client = liveClient(mock);
-    const journal = memoryJournal();
+    const store = memoryStore();
     const controller = new AbortController();
     const results: BulkResult[] = [];
-    const batch = client.payouts.createMany(rows(200), { batchId: 'stop', journal, concurrency: 4, signal: controller.signal });
+    const batch = client.payouts.createMany(rows(200), { batchId: 'stop', store, concurrency: 4, signal: controller.signal });
     for await (const r of batch) {
       results.push(r);
       if (results.length === 10) controller.abort();
@@ -404,7 +391,7 @@ describe('signal', () => {
     expect(results.length).toBeLessThan(200);
     // Every send that left has its result: created payouts = created results.
     expect((await allPayouts(client)).length).toBe(summary.created);
-    const rest = await client.payouts.createMany(rows(200), { batchId: 'stop', journal }).summary();
+    const rest = await client.payouts.createMany(rows(200), { batchId: 'stop', store }).summary();
     expect(rest).toMatchObject({ skipped: summary.created, created: 200 - summary.created, failed: 0 });
     expect([...countByRow(await allPayouts(client)).values()]).toEqual(Array(200).fill(1));
   });
@@ -416,29 +403,15 @@ describe('signal', () => {
     expect(mock.requests).toHaveLength(0);
   });
 
-  it('leaving the loop early also stops new sends; in-flight ones are journaled', async () => {
+  it('leaving the loop early also stops new sends; in-flight ones are recorded', async () => {
     const mock = payoutMock();
     const client = liveClient(mock);
-    const journal = memoryJournal();
-    for await (const r of client.payouts.createMany(rows(100), { batchId: 'break', journal })) if (r.index >= 0) break;
+    const store = memoryStore();
+    for await (const r of client.payouts.createMany(rows(100), { batchId: 'break', store })) if (r.index >= 0) break;
     const made = (await allPayouts(client)).length;
     expect(made).toBeLessThan(100);
-    const rest = await client.payouts.createMany(rows(100), { batchId: 'break', journal }).summary();
+    const rest = await client.payouts.createMany(rows(100), { batchId: 'break', store }).summary();
     expect(rest.skipped).toBe(made);
     expect(rest.created).toBe(100 - made);
-  });
-});
-
-describe('fileJournal', () => {
-  it('holds no API key, and a rerun from the file skips what is done', async () => {
-    const mock = payoutMock();
-    const client = liveClient(mock);
-    const path = join(dir, 'plain.journal');
-    await client.payouts.createMany(rows(20), { batchId: 'file', journal: fileJournal(path) }).summary();
-    const text = await readFile(path, 'utf8');
-    expect(text).not.toContain(mock.liveApiKey as string);
-    expect(text.trim().split('\n')).toHaveLength(40);
-    const rerun = await client.payouts.createMany(rows(20), { batchId: 'file', journal: fileJournal(path) }).summary();
-    expect(rerun).toMatchObject({ skipped: 20 });
   });
 });

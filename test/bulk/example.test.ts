@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../examples/bulk-payouts.js';
 
 describe('examples/bulk-payouts.ts', () => {
-  it('stops after 40 results, resumes from the journal, and the service holds exactly 120 payouts', async () => {
+  it('stops after 40 results, resumes from the store file, and the service holds exactly 120 payouts', async () => {
     const lines: string[] = [];
     const { first, second, payouts } = await main((line) => lines.push(line));
     expect(first.aborted).toBe(true);

@@ -5,9 +5,10 @@
  * instead of stopping each other. Rows another runner already finished are passed over without
  * waiting for the pace.
  */
-import { memoryJournal, PaymentsClient } from 'payments-sdk';
+import { PaymentsClient } from 'payments-sdk';
 import { describe, expect, it, vi } from 'vitest';
 import { AdaptiveConcurrency } from '../../src/bulk/concurrency.js';
+import { memoryStore } from '../../src/stores/memory.js';
 import { allPayouts, countByRow, liveClient, payoutMock, rows } from '../helpers/bulk.js';
 
 describe('pacing under a rate limit', () => {
@@ -35,12 +36,12 @@ describe('pacing under a rate limit', () => {
     expect(limit.rate).toBeCloseTo(85.5, 5);
   });
 
-  it('four runners sharing one limit and one journal keep it busy; a throttled row waits its Retry-After; one payout per row', async () => {
+  it('four runners sharing one limit and one store keep it busy; a throttled row waits its Retry-After; one payout per row', async () => {
     const rate = 50;
     const n = 300;
     const mock = payoutMock({ rateLimit: { requests: rate, perMs: 1000 } });
     const attempts = new Map<string, Array<{ at: number; status: number }>>();
-    const journal = memoryJournal();
+    const store = memoryStore();
     const started = performance.now();
     const summaries = await Promise.all(
       Array.from({ length: 4 }, () => {
@@ -58,7 +59,7 @@ describe('pacing under a rate limit', () => {
             return response;
           },
         });
-        return client.payouts.createMany(rows(n), { batchId: 'shared', key: (r) => r.reference, journal, concurrency: 8 }).summary();
+        return client.payouts.createMany(rows(n), { batchId: 'shared', key: (r) => r.reference, store, concurrency: 8 }).summary();
       }),
     );
     const seconds = (performance.now() - started) / 1000;

@@ -3,18 +3,21 @@
  * 127.0.0.1: bad rows listed with their CSV lines and nothing sent, a results CSV, a rerun that
  * resumes (skips, never pays twice), a failed row's exit code, and Ctrl-C in the middle of a run.
  * Then what a finance team does to a file: no key column, rows added at the top, CRLF and LF mixed,
- * semicolons, formulas in cells, the results pointed at the input, a batch refused with the wrong
- * key and finished with --retry-failed, and two runs on one journal at once.
+ * semicolons, formulas in cells, the results pointed at the input, two runs on one store at once.
+ * And the rule every rerun keeps: a payroll started with the sandbox key (refused before anything is
+ * sent), finished with the live key and --retry-failed, run again under another file name and again
+ * without its store: each row is paid exactly once.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
+import { PaymentsClient } from 'payments-sdk';
 import { createMockService } from 'payments-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockHttpServer, startServer } from '../../src/testing/node-server.js';
-import { childEnv, cliPath, collect, runCli } from './support.js';
+import { type CliResult, childEnv, cliPath, collect } from './support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-bulk-'));
 const mock = createMockService();
@@ -23,10 +26,14 @@ mock.seed({ wallets: [{ currency: 'XOF', balance: 10_000_000 }] }, { apiKey: moc
 /** Set to hold the answer to the Nth payout creation until released, so that Ctrl-C lands mid-run. */
 let stall: { after: number; seen: number; reached: () => void; release: Promise<void> } | undefined;
 let server: MockHttpServer;
+/** Every payout creation that reached the service: its amount (which names the row) and the answer's status. */
+const payoutPosts: Array<{ amount: number; status: number }> = [];
 let env: Record<string, string>;
 
 beforeAll(async () => {
   server = await startServer(async (request) => {
+    const isPayout = request.method === 'POST' && new URL(request.url).pathname.endsWith('/payouts');
+    const body = isPayout ? await request.clone().text() : '';
     const hold = stall;
     if (hold && request.method === 'POST' && new URL(request.url).pathname.endsWith('/payouts')) {
       hold.seen += 1;
@@ -35,11 +42,21 @@ beforeAll(async () => {
         await hold.release;
       }
     }
-    return mock.fetch(request);
+    const response = await mock.fetch(request);
+    if (isPayout) payoutPosts.push({ amount: Number(JSON.parse(body).amount), status: response.status });
+    return response;
   });
   env = { PAYMENTS_API_KEY: mock.liveApiKey as string, PAYMENTS_BASE_URL: server.url };
 });
 afterAll(() => server.close());
+
+/** Runs `payments-sdk <args>` in the test's directory (where the default store files go) to its end. */
+function runCli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliResult> {
+  return collect(spawn(process.execPath, [cliPath, ...args], { cwd: dir, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/** The default store file of batch `batchId` (named after the batch id, in `.payments-sdk/` of the directory the command runs in). */
+const storeFile = (batchId: string) => join(dir, '.payments-sdk', `${batchId}.store`);
 
 function csv(name: string, rows: string[][]): string {
   const path = join(dir, name);
@@ -111,8 +128,9 @@ describe('payments-sdk payouts bulk', () => {
     expect(results.map((r) => r.key).sort()).toEqual(['emp-1', 'emp-2', 'emp-3', 'emp-4', 'emp-5', 'emp-6']);
     expect(results.every((r) => r.status === 'created' && r.payout_id !== '' && r.error === '')).toBe(true);
     expect(results.find((r) => r.key === 'emp-3')?.row).toBe('4');
-    const journal = readFileSync(`${file}.payroll-1.journal`, 'utf8');
-    expect(journal).not.toContain(mock.liveApiKey);
+    const store = readFileSync(storeFile('payroll-1'), 'utf8');
+    expect(store).not.toContain(mock.liveApiKey);
+    expect(store).toContain('bulk1_');
 
     const rerun = await runCli(['payouts', 'bulk', file, '--batch-id', 'payroll-1'], env);
     expect(rerun.code).toBe(0);
@@ -132,7 +150,7 @@ describe('payments-sdk payouts bulk', () => {
     expect(rows.filter((r) => r.status === 'created')).toHaveLength(2);
   });
 
-  it('Ctrl-C stops new sends, waits for those in flight, keeps the journal; the rerun finishes without paying twice', async () => {
+  it('Ctrl-C stops new sends, waits for those in flight, keeps the store; the rerun finishes without paying twice', async () => {
     const file = csv('interrupted.csv', [header, ...good(20, 100)]);
     const before = payoutCount();
     let release = () => {};
@@ -140,6 +158,7 @@ describe('payments-sdk payouts bulk', () => {
       stall = { after: 5, seen: 0, reached: resolve, release: new Promise<void>((r) => (release = r)) };
     });
     const child = spawn(process.execPath, [cliPath, 'payouts', 'bulk', file, '--batch-id', 'int-1', '--concurrency', '2'], {
+      cwd: dir,
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -163,12 +182,16 @@ describe('payments-sdk payouts bulk', () => {
     expect(paid).toBeLessThan(20);
     const partial = readResults(`${file}.int-1.results.csv`);
     expect(partial.filter((r) => r.status === 'created')).toHaveLength(paid);
-    // The journal is complete: every payout created has its outcome line.
-    const journal = readFileSync(`${file}.int-1.journal`, 'utf8')
-      .trim()
-      .split('\n')
-      .map((l) => JSON.parse(l) as { op: string });
-    expect(journal.filter((l) => l.op === 'settle')).toHaveLength(paid);
+    // The store is complete: every payout created has its outcome.
+    const settled = new Set(
+      readFileSync(storeFile('int-1'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { k: string; s?: boolean })
+        .filter((l) => l.s)
+        .map((l) => l.k),
+    );
+    expect(settled.size).toBe(paid);
 
     const rerun = await runCli(['payouts', 'bulk', file, '--batch-id', 'int-1'], env);
     expect(rerun.code).toBe(0);
@@ -187,7 +210,7 @@ describe('payments-sdk payouts bulk', () => {
     if (spawnSync('script', ['--version']).status === 0) {
       const command = `'${process.execPath}' '${cliPath}' payouts bulk '${csv('tty.csv', [header, ...good(3, 400)])}' --batch-id tty`;
       const tty = await collect(
-        spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }),
+        spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: dir, env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] }),
       );
       expect(tty.code).toBe(0);
       expect(tty.stdout).toMatch(/payouts tty \[[#-]+\] \d\/3 \| \d+\/s \| ETA/);
@@ -226,8 +249,7 @@ describe('payments-sdk payouts bulk', () => {
       const first = await runCli(['payouts', 'bulk', file, '--batch-id', 'bypos', '--key-by-position'], env);
       expect(first.code, first.stderr).toBe(0);
       expect(first.stderr).toContain('created 3');
-      const journal = readFileSync(`${file}.bypos.journal`, 'utf8');
-      expect(journal).toMatch(/"hash":"[0-9a-f]{64}"/);
+      expect(readFileSync(storeFile('bypos'), 'utf8')).toMatch(/"rowHash":"[0-9a-f]{64}"/);
 
       const before = posts();
       csv('bypos.csv', [noKey, ...unkeyed(1, 9), ...unkeyed(3, 2)]);
@@ -307,7 +329,7 @@ describe('payments-sdk payouts bulk', () => {
       });
     });
 
-    it('--results or --journal naming the input (even through a link), or each other, is refused before anything is sent or written', async () => {
+    it('--results or --store naming the input (even through a link), or each other, is refused before anything is sent or written', async () => {
       const file = csv('payroll-same.csv', [header, ...good(2, 2)]);
       const original = readFileSync(file, 'utf8');
       const link = join(dir, 'link-to-payroll.csv');
@@ -316,55 +338,91 @@ describe('payments-sdk payouts bulk', () => {
       for (const [args, message] of [
         [['--results', file], `the CSV and --results name the same file`],
         [['--results', link], `the CSV and --results name the same file`],
-        [['--journal', file], `the CSV and --journal name the same file`],
-        [['--results', join(dir, 'j.journal'), '--journal', join(dir, 'j.journal')], `--results and --journal name the same file`],
+        [['--store', file], `the CSV and --store name the same file`],
+        [['--results', join(dir, 'j.store'), '--store', join(dir, 'j.store')], `--results and --store name the same file`],
       ] as const) {
         const result = await runCli(['payouts', 'bulk', file, '--batch-id', 'same', ...args], env);
         expect(result.code).toBe(2);
         expect(result.stderr).toContain(message);
       }
       expect(readFileSync(file, 'utf8')).toBe(original);
-      expect(existsSync(join(dir, 'j.journal'))).toBe(false);
-      expect(existsSync(`${file}.same.journal`)).toBe(false);
+      expect(existsSync(join(dir, 'j.store'))).toBe(false);
+      expect(existsSync(storeFile('same'))).toBe(false);
       expect(posts()).toBe(before);
     });
   });
 
-  it('a batch refused with the sandbox key (403) is finished with the live key and --retry-failed; nobody is paid twice', async () => {
-    const file = csv('sandbox.csv', [header, ...good(4, 2)]);
-    const before = payoutCount();
-    const refused = await runCli(['payouts', 'bulk', file, '--batch-id', 'sandbox-1'], { ...env, PAYMENTS_API_KEY: mock.apiKey });
-    expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('failed 4');
-    expect(refused.stderr).toContain(
-      '4 rows were refused before any payout was created (see the results): once the cause is fixed (the key, the row), rerun the same command with --retry-failed',
-    );
-    expect(readResults(`${file}.sandbox-1.results.csv`).every((r) => r.status === 'failed' && /HTTP 403/.test(r.error ?? ''))).toBe(true);
+  it('the payroll, run with the sandbox key, then the live key, renamed, and without its store: each row paid exactly once', async () => {
+    const rows = [header, ...good(6, 700)];
+    const file = csv('payroll-dec.csv', rows);
+    const mine = () => payoutPosts.filter((p) => p.amount >= 700_000 && p.amount <= 705_000);
+    const paid = () => mine().filter((p) => p.status === 201).length;
+    const before = mock.requests.length;
 
-    const plain = await runCli(['payouts', 'bulk', file, '--batch-id', 'sandbox-1'], env);
-    expect(plain.code).toBe(1);
-    expect(plain.stderr).toContain('skipped 4');
-    expect(plain.stderr).toContain('--retry-failed');
-    expect(payoutCount()).toBe(before);
+    // The sandbox key: refused before any row is sent (no payout request at all), exit non-zero.
+    const sandbox = await runCli(['payouts', 'bulk', file, '--batch-id', 'payroll-dec'], { ...env, PAYMENTS_API_KEY: mock.apiKey });
+    expect(sandbox.code).not.toBe(0);
+    expect(sandbox.stderr).toMatch(/Payouts need a live key; this client's key is a sandbox key/);
+    expect(mine()).toHaveLength(0);
+    expect(mock.requests.length).toBe(before);
 
-    const retried = await runCli(['payouts', 'bulk', file, '--batch-id', 'sandbox-1', '--retry-failed'], env);
-    expect(retried.code, retried.stderr + readFileSync(`${file}.sandbox-1.results.csv`, 'utf8')).toBe(0);
-    expect(retried.stderr).toContain('created 4');
-    expect(payoutCount() - before).toBe(4);
+    // The live key, with --retry-failed: every row paid once.
+    const live = await runCli(['payouts', 'bulk', file, '--batch-id', 'payroll-dec', '--retry-failed'], env);
+    expect(live.code, live.stderr).toBe(0);
+    expect(live.stderr).toContain('created 6');
+    expect(paid()).toBe(6);
+    expect(existsSync(storeFile('payroll-dec'))).toBe(true);
 
-    const again = await runCli(['payouts', 'bulk', file, '--batch-id', 'sandbox-1', '--retry-failed'], env);
-    expect(again.code).toBe(0);
-    expect(again.stderr).toContain('created 0, replayed 0, skipped 4');
-    expect(payoutCount() - before).toBe(4);
+    // The same payroll saved under another name: the store is named after the batch, so it is found.
+    const renamed = csv('payroll-dec-final.csv', rows);
+    const again = await runCli(['payouts', 'bulk', renamed, '--batch-id', 'payroll-dec', '--retry-failed'], env);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toContain('created 0, replayed 0, skipped 6');
+    expect(readResults(`${renamed}.payroll-dec.results.csv`).every((r) => r.status === 'skipped' && r.payout_id !== '')).toBe(true);
+
+    // The store deleted: every row is sent again under its one key, and replayed by the service.
+    rmSync(storeFile('payroll-dec'));
+    const lost = await runCli(['payouts', 'bulk', renamed, '--batch-id', 'payroll-dec', '--retry-failed'], env);
+    expect(lost.code, lost.stderr).toBe(0);
+    expect(lost.stderr).toContain('created 0, replayed 6, skipped 0');
+    expect(readResults(`${renamed}.payroll-dec.results.csv`).every((r) => r.status === 'replayed')).toBe(true);
+
+    // Six payouts at the service, one per row.
+    expect(paid()).toBe(6);
+    expect(new Set(mine().filter((p) => p.status === 201).map((p) => p.amount)).size).toBe(6);
+    const payouts = await new PaymentsClient({ apiKey: mock.liveApiKey as string, baseUrl: server.url }).payouts.list({ per_page: 100 }).toArray();
+    expect(payouts.filter((p) => Number(p.amount) >= 700_000 && Number(p.amount) <= 705_000)).toHaveLength(6);
   });
 
-  it('a second run on the same journal while the first runs is refused, naming its process; the first finishes', async () => {
+  it('--store takes another file, or a URL (PAYMENTS_STORE_URL too); a bad scheme is refused naming the source, never printing the URL', async () => {
+    const file = csv('elsewhere.csv', [header, ...good(2, 800)]);
+    const path = join(dir, 'elsewhere.store');
+    const first = await runCli(['payouts', 'bulk', file, '--batch-id', 'elsewhere', '--store', path, '--json'], env);
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout.trim())).toMatchObject({ created: 2, store: path });
+    const fromEnvironment = await runCli(['payouts', 'bulk', file, '--batch-id', 'elsewhere'], { ...env, PAYMENTS_STORE_URL: path });
+    expect(fromEnvironment.stderr).toContain('skipped 2');
+    expect(existsSync(storeFile('elsewhere'))).toBe(false);
+    const secret = 'hunter2-secret';
+    for (const [args, extra, says] of [
+      [['--store', `mysql://shop:${secret}@127.0.0.1/shop`], {}, '--store must be a file path, or a redis://, rediss://, postgres:// or postgresql:// URL'],
+      [[], { PAYMENTS_STORE_URL: `mysql://shop:${secret}@127.0.0.1/shop` }, 'PAYMENTS_STORE_URL must be a file path'],
+    ] as const) {
+      const result = await runCli(['payouts', 'bulk', file, '--batch-id', 'elsewhere', ...args], { ...env, ...extra });
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(says);
+      expect(result.stderr + result.stdout).not.toContain(secret);
+    }
+  });
+
+  it('a second run on the same store while the first runs is refused, naming its process; the first finishes', async () => {
     const file = csv('locked.csv', [header, ...good(6, 2)]);
     let release = () => {};
     const reached = new Promise<void>((resolve) => {
       stall = { after: 1, seen: 0, reached: resolve, release: new Promise<void>((r) => (release = r)) };
     });
     const first = spawn(process.execPath, [cliPath, 'payouts', 'bulk', file, '--batch-id', 'locked', '--concurrency', '1'], {
+      cwd: dir,
       env: childEnv(env),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -374,9 +432,8 @@ describe('payments-sdk payouts bulk', () => {
       const before = posts();
       const second = await runCli(['payouts', 'bulk', file, '--batch-id', 'locked'], env);
       expect(second.code).toBe(2);
-      expect(second.stderr).toContain(
-        `error: fileJournal: ${file}.locked.journal is in use by process ${first.pid}: one run at a time per journal file.`,
-      );
+      expect(second.stderr).toMatch(/^error: fileStore: .*locked\.store is in use by process (\d+)/);
+      expect(second.stderr).toContain(`in use by process ${first.pid}`);
       expect(posts()).toBe(before);
     } finally {
       stall = undefined;
@@ -385,6 +442,6 @@ describe('payments-sdk payouts bulk', () => {
     const result = await done;
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('created 6');
-    expect(existsSync(`${file}.locked.journal.lock`)).toBe(false);
+    expect(existsSync(`${storeFile('locked')}.lock`)).toBe(false);
   });
 });

@@ -1,24 +1,33 @@
 /**
  * `payments-sdk db schema`, run as the built bin: the SQL it prints creates the inbox and journal
  * tables on a real PostgreSQL, is the same SQL `postgresInbox(db).schemaSql()` and
- * `postgresJournal(db).schemaSql()` give, and runs again harmlessly.
+ * the journal schema (src/postgres/journal-schema.ts) give, and runs again harmlessly.
  */
 
-import { postgresInbox, postgresJournal } from 'payments-sdk/postgres';
+import { postgresInbox } from 'payments-sdk/postgres';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { checkTableName } from '../../src/postgres/inbox-schema.js';
+import { DEFAULT_JOURNAL_TABLE, journalNames, journalSchemaSql } from '../../src/postgres/journal-schema.js';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
 import { runCli } from './support.js';
+
+/** The SQL of the journal table `table`. */
+function journalSql(table: string): string {
+  const checked = checkTableName(table);
+  if (!checked.ok) throw new Error(checked.problem);
+  return journalSchemaSql(journalNames(checked.parts));
+}
 
 describe('payments-sdk db schema', () => {
   it('prints the inbox and journal tables SQL, the same as schemaSql(), and as JSON with --json', async () => {
     const pool = new pg.Pool({ connectionString: 'postgres://127.0.0.1:1/none' });
-    const expected = `${postgresInbox(pool, { table: 'shop.inbox' }).schemaSql()}\n${postgresJournal(pool, { table: 'shop.payouts_journal' }).schemaSql()}`;
+    const expected = `${postgresInbox(pool, { table: 'shop.inbox' }).schemaSql()}\n${journalSql('shop.payouts_journal')}`;
     const printed = await runCli(['db', 'schema', '--inbox-table', 'shop.inbox', '--journal-table', 'shop.payouts_journal']);
     expect(printed.code).toBe(0);
     expect(printed.stdout).toBe(expected);
     const json = await runCli(['--json', 'db', 'schema']);
-    expect(JSON.parse(json.stdout)).toEqual({ inbox: postgresInbox(pool).schemaSql(), journal: postgresJournal(pool).schemaSql() });
+    expect(JSON.parse(json.stdout)).toEqual({ inbox: postgresInbox(pool).schemaSql(), journal: journalSql(DEFAULT_JOURNAL_TABLE) });
     await pool.end();
   });
 

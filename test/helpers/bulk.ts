@@ -1,7 +1,7 @@
 /** Shared pieces of the bulk payout tests: rows, a mock with money in its wallet, counting payouts. */
-import { type BulkOutcome, PaymentsClient, type Payout, type PayoutCreateParams } from 'payments-sdk';
+import { PaymentsClient, type Payout, type PayoutCreateParams } from 'payments-sdk';
 import { createMockService, type MockService, type MockServiceOptions } from 'payments-sdk/testing';
-import type { BulkClaimRequest } from '../../src/bulk/journal.js';
+import type { Store } from '../../src/stores/store.js';
 
 /** Row `i`: its amount (1000 + i) identifies it among the mock's payouts. */
 export function row(i: number, overrides: Record<string, unknown> = {}): PayoutCreateParams & { reference: string } {
@@ -49,25 +49,44 @@ export function countByRow(payouts: Payout[]): Map<number, number> {
   return counts;
 }
 
-/** The journal tests' claim: row `emp-1` of batch `b` by runner `A`, at 1 000 000 ms, leased 150 ms; `over` changes any of it. */
-export function claimRequest(over: Partial<BulkClaimRequest> = {}): BulkClaimRequest {
+/** A store that hands every call to `inner`, and logs each (`claim <key> <state>`, `renew`, `settle`, `release`, `read`) in `log`. */
+export function loggedStore(inner: Store, log: string[] = []): Store & { log: string[] } {
   return {
-    batchId: 'b',
-    rowKey: 'emp-1',
-    idempotencyKey: 'bulk1_k',
-    index: 1,
-    owner: 'A',
-    now: 1_000_000,
-    leaseMs: 150,
-    sentBefore: 0,
-    ...over,
+    kind: inner.kind,
+    log,
+    async claim(requests) {
+      const answers = await inner.claim(requests);
+      answers.forEach((answer, i) => log.push(`claim ${requests[i]?.key} ${answer.state}`));
+      return answers;
+    },
+    async renew(key, owner, leaseMs) {
+      const held = await inner.renew(key, owner, leaseMs);
+      log.push(`renew ${key} ${held}`);
+      return held;
+    },
+    async settle(key, owner, result) {
+      const done = await inner.settle(key, owner, result);
+      log.push(`settle ${key} ${String(result?.status)} ${done}`);
+      return done;
+    },
+    async release(key, owner, note) {
+      const done = await inner.release(key, owner, note);
+      log.push(`release ${key} ${done}`);
+      return done;
+    },
+    read: (keys) => inner.read(keys),
   };
 }
 
-/** A refusal that proves nothing was created (403): the outcome `retryFailed` sends again under a new key. */
-export const retryableRefusal: BulkOutcome = {
-  status: 'failed',
-  at: 1,
-  error: { name: 'PermissionDeniedError', message: 'no', status: 403 },
-  retryable: true,
-};
+/** `inner` seen `byMs` later by its clock: every record it answers is that much older (the service's 24 hours, without waiting them). */
+export function agedStore(inner: Store, byMs: number): Store {
+  const aged = <T extends { age: number } | undefined>(record: T): T => (record ? { ...record, age: record.age + byMs } : record);
+  return {
+    kind: inner.kind,
+    claim: async (requests) => (await inner.claim(requests)).map((claim) => ({ ...claim, record: aged(claim.record) })),
+    renew: (key, owner, leaseMs) => inner.renew(key, owner, leaseMs),
+    settle: (key, owner, result) => inner.settle(key, owner, result),
+    release: (key, owner, note) => inner.release(key, owner, note),
+    read: async (keys) => (await inner.read(keys)).map(aged),
+  };
+}

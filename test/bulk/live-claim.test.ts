@@ -1,0 +1,88 @@
+/**
+ * A row is sent only under a live claim. A worker frozen past its lease while its row waited for a
+ * send slot (here: its renewals never answer, and its one send slot is held by a stalled request)
+ * must not send that row once it wakes up: another worker took the row over and paid it meanwhile.
+ * The frozen worker renews before sending, learns that the row is no longer its own, and reports
+ * the row as the other worker recorded it; its stalled send of the other row is reported as not
+ * recorded (`leaseLost`).
+ */
+import { PaymentsClient } from 'payments-sdk';
+import { describe, expect, it } from 'vitest';
+import { memoryStore } from '../../src/stores/memory.js';
+import { type Store, storeKey } from '../../src/stores/store.js';
+import { allPayouts, countByRow, liveClient, payoutMock, rows } from '../helpers/bulk.js';
+import { collect, posts, statuses } from '../helpers/bulk-results.js';
+
+/** `inner`, except that while `frozen()` its renewals never answer (a worker whose timers do not run). */
+function freezable(inner: Store, frozen: () => boolean): Store {
+  return {
+    kind: inner.kind,
+    claim: (requests) => inner.claim(requests),
+    renew: (key, owner, leaseMs) => (frozen() ? new Promise<boolean>(() => {}) : inner.renew(key, owner, leaseMs)),
+    settle: (key, owner, result) => inner.settle(key, owner, result),
+    release: (key, owner, note) => inner.release(key, owner, note),
+    read: (keys) => inner.read(keys),
+  };
+}
+
+describe('a send leaves only under a live claim', () => {
+  it('a worker frozen past its lease while its row waited for a send slot does not send it after another worker took it over', async () => {
+    const mock = payoutMock();
+    const store = memoryStore();
+    const key = (r: { reference: string }) => r.reference;
+    let frozen = true;
+    let stalled: () => void = () => {};
+    let reached: () => void = () => {};
+    const stallReached = new Promise<void>((resolve) => {
+      reached = resolve;
+    });
+    const stall = new Promise<void>((resolve) => {
+      stalled = resolve;
+    });
+    // Worker A: one send slot, held by its first request until released.
+    let first = true;
+    const a = new PaymentsClient({
+      apiKey: mock.liveApiKey as string,
+      baseUrl: mock.baseUrl,
+      maxRetries: 0,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        if (request.method === 'POST' && first) {
+          first = false;
+          reached();
+          await stall;
+        }
+        return mock.fetch(request);
+      },
+    });
+    const running = collect(
+      a.payouts.createMany(rows(2), { batchId: 'frozen', key, store: freezable(store, () => frozen), concurrency: 1, leaseMs: 300 }),
+    );
+    await stallReached;
+
+    // A's leases end (by the store's clock) while it is frozen: poll until the store says so.
+    const rowKeys = [storeKey('bulk', 'frozen', 'emp-0'), storeKey('bulk', 'frozen', 'emp-1')];
+    const deadline = Date.now() + 5000;
+    while ((await store.read(rowKeys)).some((record) => record?.owner !== undefined)) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+
+    // Worker B takes both rows over and pays them.
+    const b = await collect(liveClient(mock).payouts.createMany(rows(2), { batchId: 'frozen', key, store }));
+    expect(statuses(b)).toEqual(['created', 'created']);
+    const rowOneKey = b[1]?.idempotencyKey;
+
+    // A wakes up: its stalled send of row 0 answers (a replay: the same key), and row 1 gets its slot.
+    frozen = false;
+    stalled();
+    const results = await running;
+    expect(results[0]).toMatchObject({ status: 'replayed', leaseLost: true });
+    expect(results[1]).toMatchObject({ status: 'skipped', attempts: 0, record: { result: { status: 'created' } } });
+
+    // Row 1 went out once, from B; each row is paid once.
+    expect(posts(mock).filter((p) => p.idempotencyKey === rowOneKey)).toHaveLength(1);
+    const payouts = await allPayouts(liveClient(mock));
+    expect([...countByRow(payouts).values()]).toEqual([1, 1]);
+  });
+});
