@@ -10,7 +10,6 @@ const library: Options = {
     webhooks: 'src/webhooks/index.ts',
     testing: 'src/testing/index.ts',
     schemas: 'src/schemas/index.ts',
-    postgres: 'src/postgres/index.ts',
     stores: 'src/stores/index.ts',
     opentelemetry: 'src/opentelemetry/index.ts',
   },

@@ -1,22 +1,22 @@
 /**
- * `npm run bench:inbox`: webhook deliveries per second through the Postgres inbox, beside a floor
+ * `npm run bench:inbox`: webhook deliveries per second through `postgresStore`, beside a floor
  * written by hand on the same database, on the BUILT package. Not part of `npm test`.
  *
  * - One real PostgreSQL server (test/helpers/postgres.ts, started here), one pg Pool of 4.
  * - 4 concurrent senders, each delivering distinct events one after another.
  * - The floor: per delivery, one transaction on a pooled client: `INSERT … ON CONFLICT DO NOTHING`
  *   of the event id, then the merchant's write (a row in `effects`), then COMMIT.
- * - The inbox, two ways: `inbox.deliver(event, effect)` (the same database work, through the SDK),
- *   and the whole `webhookHandler({ inbox })` on a signed Request (verification included), beside a
+ * - The store, two ways: `store.transact(key, effect)` (the same database work, through the SDK),
+ *   and the whole `webhookHandler({ store })` on a signed Request (verification included), beside a
  *   route written by hand: the Request's body read, `verifyWebhook`, the floor, a JSON Response.
  * - Interleaved rounds, the order rotated each round; a ratio is the median of the per-round ratios.
- *   Goal: the inbox at ≥ 0.9 × the floor.
+ *   Goal: the store at ≥ 0.9 × the floor.
  *
  *   BENCH_QUICK=1   fewer rounds (a smoke run)       PG_BINDIR=…   where initdb and postgres are
  */
 import os from 'node:os';
-import { postgresInbox } from 'payments-sdk/postgres';
-import { signWebhookPayload, verifyWebhook, type WebhookEvent, webhookHandler } from 'payments-sdk/webhooks';
+import { postgresStore } from 'payments-sdk/stores';
+import { signWebhookPayload, verifyWebhook, webhookHandler } from 'payments-sdk/webhooks';
 import pg from 'pg';
 import { median } from 'simple-statistics';
 
@@ -36,11 +36,11 @@ const pool = new pg.Pool({ connectionString: server.url, max: SENDERS });
 try {
   await pool.query('CREATE TABLE effects (n bigserial PRIMARY KEY, event_id text NOT NULL)');
   await pool.query('CREATE TABLE floor_inbox (event_id text PRIMARY KEY)');
-  const inbox = postgresInbox(pool);
-  await inbox.migrate();
+  const store = postgresStore(pool);
+  await store.migrate();
   const handler = webhookHandler({
     secret: SECRET,
-    inbox,
+    store,
     onEvent: async (event, { tx }) => {
       await tx.query('INSERT INTO effects (event_id) VALUES ($1)', [event.id]);
     },
@@ -72,10 +72,9 @@ try {
 
   const sides: Record<string, (id: string) => Promise<void>> = {
     floor,
-    'inbox.deliver': async (id) => {
-      const event = eventOf(id) as unknown as WebhookEvent;
-      const result = await inbox.deliver(event, ({ tx }) => tx.query('INSERT INTO effects (event_id) VALUES ($1)', [id]));
-      if (result.status !== 200) throw new Error(`inbox answered ${result.status}`);
+    'store.transact': async (id) => {
+      const result = await store.transact(`webhook:${id}`, ({ tx }) => tx.query('INSERT INTO effects (event_id) VALUES ($1)', [id]));
+      if (result.state !== 'done') throw new Error(`the store answered ${result.state}`);
     },
     // A route written by hand: read the Request's raw body, verify, the floor's transaction, answer.
     'verify + floor': async (id) => {
@@ -86,7 +85,7 @@ try {
       const response = Response.json({ received: true });
       if (response.status !== 200) throw new Error('unreachable');
     },
-    'webhookHandler + inbox': async (id) => {
+    'webhookHandler + store': async (id) => {
       const { body, headers } = await signed(id);
       const response = await handler(new Request('http://127.0.0.1/webhooks', { method: 'POST', body, headers }));
       if (response.status !== 200) throw new Error(`handler answered ${response.status}`);
@@ -117,7 +116,7 @@ try {
   const ratio = (side: string, base: string) =>
     median((rates[side] ?? []).map((value, i) => value / ((rates[base] ?? [])[i] ?? Number.NaN)));
   const fmt = (n: number) => n.toFixed(0);
-  console.log(`\nPostgres webhook inbox: deliveries/s, ${SENDERS} concurrent senders, ${ROUNDS} rounds of ${SENDERS * PER_SENDER}`);
+  console.log(`\nPostgres store, webhook deliveries: deliveries/s, ${SENDERS} concurrent senders, ${ROUNDS} rounds of ${SENDERS * PER_SENDER}`);
   console.log(`(${os.cpus().length} CPUs, load ${os.loadavg()[0]?.toFixed(1)}; PostgreSQL on 127.0.0.1 without fsync)\n`);
   console.log('| side | median deliveries/s | min–max |');
   console.log('| --- | --- | --- |');
@@ -125,10 +124,10 @@ try {
     const values = rates[name] ?? [];
     console.log(`| ${name} | ${fmt(median(values))} | ${fmt(Math.min(...values))}–${fmt(Math.max(...values))} |`);
   }
-  const direct = ratio('inbox.deliver', 'floor');
-  const whole = ratio('webhookHandler + inbox', 'verify + floor');
-  console.log(`\ninbox.deliver / floor: ${direct.toFixed(2)} (goal ≥ 0.90: ${direct >= 0.9 ? 'met' : 'NOT met'})`);
-  console.log(`webhookHandler + inbox / verify + floor: ${whole.toFixed(2)}`);
+  const direct = ratio('store.transact', 'floor');
+  const whole = ratio('webhookHandler + store', 'verify + floor');
+  console.log(`\nstore.transact / floor: ${direct.toFixed(2)} (goal ≥ 0.90: ${direct >= 0.9 ? 'met' : 'NOT met'})`);
+  console.log(`webhookHandler + store / verify + floor: ${whole.toFixed(2)}`);
 } finally {
   await pool.end();
   await server.stop();

@@ -247,11 +247,11 @@ for (const c of cases) {
   }
 }
 
-// Unbundled: `payments-sdk/webhooks`, `payments-sdk/postgres` and `payments-sdk/stores` as Node/Bun/Deno
+// Unbundled: `payments-sdk/webhooks` and `payments-sdk/stores` as Node/Bun/Deno
 // load them, through ESM and CJS. Each loads at most zod/mini (events are checked with the response
 // schemas) and nothing else: neither ky nor a copy of zod, and the database stores take the merchant's
 // driver, never import one.
-for (const subpath of ['./webhooks', './postgres', './stores']) {
+for (const subpath of ['./webhooks', './stores']) {
   for (const target of exportTargets(subpath)) {
     let packages: string[];
     try {

@@ -1,46 +1,37 @@
 /**
- * `payments-sdk db schema`: prints the SQL of the tables the SDK keeps in the merchant's Postgres,
- * for merchants who run migrations with their own tool (Prisma, Drizzle, Knex, node-pg-migrate).
- * The same SQL that `postgresInbox(db).migrate()` and `postgresJournal(db).migrate()` run; nothing
- * here connects to a database.
+ * `payments-sdk db schema`: prints the SQL of the table a Postgres store keeps in the merchant's
+ * database, for merchants who run migrations with their own tool (Prisma, Drizzle, Knex,
+ * node-pg-migrate). The same SQL that `postgresStore(db).migrate()` runs; nothing here connects to
+ * a database.
  */
 import type { Command } from 'commander';
-import { checkTableName, DEFAULT_INBOX_TABLE, inboxNames, inboxSchemaSql } from '../postgres/inbox-schema.js';
-import { DEFAULT_JOURNAL_TABLE, journalNames, journalSchemaSql } from '../postgres/journal-schema.js';
+import { schemaSql } from '../stores/postgres/statements.js';
+import { DEFAULT_TABLE, tableName } from '../stores/postgres/table-name.js';
 import { CliError } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { printJson } from './output.js';
+import { storeTargetOf, storeUrlFrom } from './store-url.js';
 
 interface SchemaOptions {
-  inboxTable: string;
-  journalTable: string;
-}
-
-/** Each table's SQL, by name, in the order to create them. */
-function schemaParts(options: SchemaOptions): Array<{ name: string; sql: string }> {
-  const inbox = checkTableName(options.inboxTable);
-  const journal = checkTableName(options.journalTable);
-  const problems = [
-    ...(inbox.ok ? [] : [`--inbox-table: ${inbox.problem}.`]),
-    ...(journal.ok ? [] : [`--journal-table: ${journal.problem}.`]),
-  ];
-  if (!inbox.ok || !journal.ok) throw new CliError(problems.join(' '));
-  return [
-    { name: 'inbox', sql: inboxSchemaSql(inboxNames(inbox.parts)) },
-    { name: 'journal', sql: journalSchemaSql(journalNames(journal.parts)) },
-  ];
+  table: string;
+  store?: string;
 }
 
 /** Registers `db` and its subcommands on the program. */
 export function registerDb(program: Command): void {
-  const db = program.command('db').description("the SDK's tables in your Postgres");
+  const db = program.command('db').description("the SDK's table in your Postgres");
   db.command('schema')
-    .description('print the SQL of the tables (CREATE ... IF NOT EXISTS), for your own migration tool')
-    .option('--inbox-table <name>', 'the webhook inbox table, as given to postgresInbox({ table })', DEFAULT_INBOX_TABLE)
-    .option('--journal-table <name>', 'the bulk payout journal table, as given to postgresJournal({ table })', DEFAULT_JOURNAL_TABLE)
+    .description('print the SQL of the Postgres store table (CREATE TABLE IF NOT EXISTS), for your own migration tool')
+    .option('--table <name>', 'the table, as given to postgresStore(db, { table }): a name or schema.name', DEFAULT_TABLE)
+    .option('--store <url>', 'a postgres:// URL, to check that the store named is a Postgres one (default: PAYMENTS_STORE_URL); nothing connects')
     .action((options: SchemaOptions, command: Command) => {
-      const parts = schemaParts(options);
-      if (command.optsWithGlobals<GlobalOptions>().json) printJson(Object.fromEntries(parts.map((part) => [part.name, part.sql])));
-      else process.stdout.write(parts.map((part) => part.sql).join('\n'));
+      const storeUrl = storeUrlFrom(options.store);
+      if (storeUrl && storeTargetOf(storeUrl).kind !== 'postgres')
+        throw new CliError(`${storeUrl.source} names a ${storeTargetOf(storeUrl).kind} store: only a Postgres store has a schema to print.`);
+      const named = tableName(options.table, undefined);
+      if (!named.ok) throw new CliError(`--table: ${named.problems.join('; ')}.`);
+      const sql = schemaSql(named.value.sql);
+      if (command.optsWithGlobals<GlobalOptions>().json) printJson({ table: named.value.sql, sql });
+      else process.stdout.write(sql);
     });
 }

@@ -1,21 +1,18 @@
 /**
  * `payments-sdk reconcile --from DATE`: the findings of `payments.reconcile` over a window, one CSV
  * row or JSON line each, with its `kind`, for a person to read or a cron job to alert on (exit 1
- * when there is any). With a database (`PAYMENTS_DATABASE_URL` or `--database-url`), against the
- * Postgres inbox's table: only the payments
- * whose final event it never recorded are `missed`. Without it, every payment whose status is final
- * is listed (kind `missed`), for the merchant to compare with their own records. Payments stuck
- * unsettled are listed apart (kind `stale`). Files appear whole or not at all, as with `export`.
+ * when there is any). With a store (`--store` or `PAYMENTS_STORE_URL`: the one the webhook endpoint
+ * records its deliveries in), only the payments whose final event it never recorded are `missed`.
+ * Without one, every payment whose status is final is listed (kind `missed`), for the merchant to
+ * compare with their own records. Payments stuck unsettled are listed apart (kind `stale`). Files
+ * appear whole or not at all, as with `export`.
  */
 import type { Command } from 'commander';
 import type { ReconcileFinding, ReconcileOptions } from '../core/reconcile.js';
-import { type PostgresInbox, postgresInbox } from '../postgres/inbox.js';
-import { checkTableName, DEFAULT_INBOX_TABLE } from '../postgres/inbox-schema.js';
 import { isCalendarDate } from '../schemas/list-params.js';
 import { readField } from '../schemas/read-field.js';
 import { type ClientFlags, clientFrom } from './client-from-env.js';
 import { csvWriter } from './csv-writer.js';
-import { type DatabaseUrl, databaseUrlFrom, withoutDatabaseSecrets } from './database-url.js';
 import { CliError, EXIT } from './exit-codes.js';
 import { PAYMENT_COLUMNS } from './export.js';
 import type { GlobalOptions } from './global-options.js';
@@ -23,6 +20,7 @@ import { integerOption } from './integer-option.js';
 import { onInterrupt } from './interrupt.js';
 import { openOutput, printJson } from './output.js';
 import { createProgress, type Progress } from './progress.js';
+import { type OpenedStore, openStore, storeUrlFrom, withoutStoreSecrets } from './store-url.js';
 
 interface ReconcileCliOptions extends ClientFlags {
   from: string;
@@ -30,8 +28,7 @@ interface ReconcileCliOptions extends ClientFlags {
   staleAfter: number;
   format?: 'csv' | 'jsonl';
   out?: string;
-  databaseUrl?: string;
-  table: string;
+  store?: string;
 }
 
 /** CSV columns: what was found, then the payment. */
@@ -55,10 +52,9 @@ export function registerReconcile(program: Command): void {
     .option('--format <csv|jsonl>', "output format (default: from --out's extension, else csv)")
     .option('--out <file>', 'write to this file (default: stdout)')
     .option(
-      '--database-url <url>',
-      "the Postgres holding the webhook inbox's table (default: PAYMENTS_DATABASE_URL; prefer the environment; needs the pg package)",
+      '--store <file|url>',
+      "the store your webhook endpoint records its deliveries in: a file, or a redis:// or postgres:// URL (default: PAYMENTS_STORE_URL; prefer the environment)",
     )
-    .option('--table <name>', 'the inbox table, as given to postgresInbox({ table })', DEFAULT_INBOX_TABLE)
     .option('--api-key <key>', 'API key (default: PAYMENTS_API_KEY; prefer the environment)')
     .option('--base-url <url>', 'service URL (default: PAYMENTS_BASE_URL)')
     .addHelpText(
@@ -67,13 +63,14 @@ export function registerReconcile(program: Command): void {
 One CSV row or JSON line per finding, each with its kind:
   missed  a succeeded or failed payment whose event was not handled (expected_event says which)
   stale   a payment still pending or processing past --stale-after
-With a database URL, only the payments whose final event the Postgres inbox's table (--table,
-default payments_inbox) never recorded are missed: the webhooks your endpoint lost. Without one,
-every succeeded or failed payment of the window is listed as missed, for you to compare with your
-own records. Give the URL in PAYMENTS_DATABASE_URL rather than --database-url: a flag, with its
-password, is visible to every user of the machine in the process list; the flag wins when both are
-set. The database needs the pg package next to payments-sdk (npm install pg), is only read, and its
-URL is never printed (its password neither). To handle the missed payments, run inbox.reconcile().
+With a store, only the payments whose final event the store never recorded are missed: the
+webhooks your endpoint lost. Without one, every succeeded or failed payment of the window is listed
+as missed, for you to compare with your own records. Give a URL in PAYMENTS_STORE_URL rather than
+--store: a flag, with its password, is visible to every user of the machine in the process list;
+the flag wins when both are set. A redis:// URL needs the redis or ioredis package next to
+payments-sdk, a postgres:// URL the pg or postgres package. The store is only read, and its URL is
+never printed (its password neither). To handle the missed payments, run
+client.payments.reconcile({ from, store, onEvent }) in your app.
 Exit 0 when there is no finding, 1 when there is any (for a cron job to alert). CSV cells that
 would run as spreadsheet formulas are escaped. A progress bar shows on stderr when it is a terminal.
 A file given with --out appears whole or not at all; Ctrl-C stops after the current page (exit 130).`,
@@ -93,7 +90,7 @@ function csvRow(finding: ReconcileFinding): unknown[] {
   return row;
 }
 
-function checkOptions(options: ReconcileCliOptions, database: DatabaseUrl | undefined): 'csv' | 'jsonl' {
+function checkOptions(options: ReconcileCliOptions): 'csv' | 'jsonl' {
   const problems: string[] = [];
   if (!isCalendarDate(options.from)) problems.push(`--from must be a date YYYY-MM-DD, got ${JSON.stringify(options.from)}`);
   if (options.to !== undefined && !isCalendarDate(options.to))
@@ -102,48 +99,22 @@ function checkOptions(options: ReconcileCliOptions, database: DatabaseUrl | unde
     problems.push('--to must not be before --from');
   const format = options.format ?? (options.out?.endsWith('.jsonl') || options.out?.endsWith('.ndjson') ? 'jsonl' : 'csv');
   if (format !== 'csv' && format !== 'jsonl') problems.push(`--format must be csv or jsonl, got ${JSON.stringify(options.format)}`);
-  const table = checkTableName(options.table);
-  if (!table.ok) problems.push(`--table: ${table.problem}`);
-  if (database && !/^postgres(ql)?:\/\//.test(database.url)) problems.push(`${database.source} must be a postgres:// or postgresql:// URL`);
   if (problems.length > 0) throw new CliError(`${problems.join('; ')}.`);
   return format;
 }
 
-/** The `pg` Pool for the database URL: `pg` is an optional peer, loaded only here and only when asked for. */
-async function openDatabase({ url, source }: DatabaseUrl): Promise<{ pool: import('pg').Pool; close(): Promise<void> }> {
-  let Pool: typeof import('pg').Pool;
-  try {
-    ({ Pool } = (await import('pg')).default);
-  } catch (error) {
-    if ((error as { code?: string }).code === 'ERR_MODULE_NOT_FOUND')
-      throw new CliError(`${source} needs the pg package, which is not installed: npm install pg`);
-    throw error;
-  }
-  const pool = new Pool({ connectionString: url, max: 2, connectionTimeoutMillis: 10_000 });
-  // An idle connection the server ends is replaced by the pool: nothing to report.
-  pool.on('error', () => {});
-  return { pool, close: () => pool.end() };
-}
-
 async function runReconcile(options: ReconcileCliOptions, globals: GlobalOptions): Promise<void> {
-  const databaseUrl = databaseUrlFrom(options.databaseUrl);
-  const format = checkOptions(options, databaseUrl);
+  const storeUrl = storeUrlFrom(options.store);
+  const format = checkOptions(options);
   const client = clientFrom(options);
-  const database = databaseUrl ? await openDatabase(databaseUrl) : undefined;
+  const opened = storeUrl ? await openStore(storeUrl) : undefined;
   try {
-    await reconcileTo(options, format, client, database && postgresInbox(database.pool, { table: options.table }), globals);
+    await reconcileTo(options, format, client, opened, globals);
   } catch (error) {
-    // Postgres's undefined_table: the inbox was never migrated in that database, or --table names another.
-    if (database && (error as { code?: unknown }).code === '42P01')
-      throw new CliError(
-        `the inbox table ${options.table} is not in that database: create it with inbox.migrate() or npx payments-sdk db schema, or name yours with --table.`,
-        EXIT.service,
-      );
-    // The command's own errors (a --out it cannot write) name no database, and keep their exit code:
-    // a redacted copy is a plain error, which would exit as a service failure.
-    throw databaseUrl && !(error instanceof CliError) ? withoutDatabaseSecrets(error, databaseUrl.url) : error;
+    // The command's own errors (a --out it cannot write) name no store, and keep their exit code.
+    throw storeUrl && !(error instanceof CliError) ? withoutStoreSecrets(error, storeUrl.url) : error;
   } finally {
-    await database?.close();
+    await opened?.close().catch(() => {});
   }
 }
 
@@ -151,7 +122,7 @@ async function reconcileTo(
   options: ReconcileCliOptions,
   format: 'csv' | 'jsonl',
   client: ReturnType<typeof clientFrom>,
-  inbox: PostgresInbox | undefined,
+  opened: OpenedStore | undefined,
   globals: GlobalOptions,
 ): Promise<void> {
   const controller = new AbortController();
@@ -160,8 +131,8 @@ async function reconcileTo(
     from: options.from,
     ...(options.to ? { to: options.to } : {}),
     stalePendingAfter: options.staleAfter * 60_000,
-    // With no inbox nothing tells this command what was handled: every final payment is listed for comparison.
-    ...(inbox ? { inbox } : { isHandled: () => false }),
+    // With no store nothing tells this command what was handled: every final payment is listed for comparison.
+    ...(opened ? { store: opened.store } : { isHandled: () => false }),
     onProgress: ({ read, total }) => {
       progress ??= createProgress('reconcile', total);
       progress.setTotal(total);
@@ -209,7 +180,7 @@ async function reconcileTo(
   else
     process.stderr.write(
       `${interrupted ? 'Interrupted: ' : ''}reconciled payments from ${window}: ${counts.missed} missed, ${counts.stale} stale${options.out ? ` (written to ${options.out})` : ''}\n` +
-        (counts.missed > 0 && !inbox
+        (counts.missed > 0 && !opened
           ? 'Without a record of what your endpoint handled, every succeeded or failed payment is listed: compare it with your own.\n'
           : ''),
     );

@@ -16,6 +16,7 @@
 export { StoreFullError, StoreTimeoutError } from './errors.js';
 export { type FileStoreOptions, fileStore } from './file.js';
 export { type MemoryStoreOptions, memoryStore } from './memory.js';
+export { type PostgresStore, type PostgresStoreOptions, postgresStore, type StoreTransaction } from './postgres/store.js';
 export {
   type IORedisStoreClient,
   type NodeRedisStoreClient,

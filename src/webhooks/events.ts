@@ -38,7 +38,7 @@ export interface PaymentWebhookEvent<T extends PaymentEventType = PaymentEventTy
   /** The payment, as `payments.retrieve` would return it. */
   data: Payment;
   /**
-   * `true` only on an event made up by `inbox.reconcile` (`payments-sdk/postgres`) for a payment
+   * `true` only on an event made up by `client.payments.reconcile({ store, onEvent })` for a payment
    * whose delivery was lost; its `id` is then `reconciled:<payment uuid>:<type>`. A delivery from
    * the service never has it: the SDK drops a `reconciled` field from a delivered body.
    */

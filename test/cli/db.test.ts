@@ -1,45 +1,38 @@
 /**
- * `payments-sdk db schema`, run as the built bin: the SQL it prints creates the inbox and journal
- * tables on a real PostgreSQL, is the same SQL `postgresInbox(db).schemaSql()` and
- * the journal schema (src/postgres/journal-schema.ts) give, and runs again harmlessly.
+ * `payments-sdk db schema`, run as the built bin: the SQL it prints is the SQL
+ * `postgresStore(db).schemaSql()` gives and `migrate()` runs; it creates the store's table on a
+ * real PostgreSQL, which the store then uses, and runs again harmlessly.
  */
 
-import { postgresInbox } from 'payments-sdk/postgres';
+import { postgresStore } from 'payments-sdk/stores';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkTableName } from '../../src/postgres/inbox-schema.js';
-import { DEFAULT_JOURNAL_TABLE, journalNames, journalSchemaSql } from '../../src/postgres/journal-schema.js';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
 import { runCli } from './support.js';
 
-/** The SQL of the journal table `table`. */
-function journalSql(table: string): string {
-  const checked = checkTableName(table);
-  if (!checked.ok) throw new Error(checked.problem);
-  return journalSchemaSql(journalNames(checked.parts));
-}
-
 describe('payments-sdk db schema', () => {
-  it('prints the inbox and journal tables SQL, the same as schemaSql(), and as JSON with --json', async () => {
+  it('prints the same SQL as schemaSql(), for the default table or --table, and as JSON with --json', async () => {
     const pool = new pg.Pool({ connectionString: 'postgres://127.0.0.1:1/none' });
-    const expected = `${postgresInbox(pool, { table: 'shop.inbox' }).schemaSql()}\n${journalSql('shop.payouts_journal')}`;
-    const printed = await runCli(['db', 'schema', '--inbox-table', 'shop.inbox', '--journal-table', 'shop.payouts_journal']);
-    expect(printed.code).toBe(0);
-    expect(printed.stdout).toBe(expected);
-    const json = await runCli(['--json', 'db', 'schema']);
-    expect(JSON.parse(json.stdout)).toEqual({ inbox: postgresInbox(pool).schemaSql(), journal: journalSql(DEFAULT_JOURNAL_TABLE) });
-    await pool.end();
+    try {
+      const printed = await runCli(['db', 'schema', '--table', 'shop.payments_store']);
+      expect(printed.code).toBe(0);
+      expect(printed.stdout).toBe(postgresStore(pool, { table: 'shop.payments_store' }).schemaSql());
+      const json = await runCli(['--json', 'db', 'schema']);
+      expect(JSON.parse(json.stdout)).toEqual({ table: '"public"."payments_sdk"', sql: postgresStore(pool).schemaSql() });
+    } finally {
+      await pool.end();
+    }
   });
 
-  it('refuses a table name that is not a plain identifier: exit 2, nothing printed', async () => {
-    const result = await runCli(['db', 'schema', '--inbox-table', 'inbox; DROP TABLE orders']);
+  it('refuses a table name that is not a plain identifier, and a store that is not Postgres: exit 2, nothing printed', async () => {
+    const result = await runCli(['db', 'schema', '--table', 'orders; DROP TABLE orders']);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/--inbox-table: table must be a name/);
-    const both = await runCli(['db', 'schema', '--inbox-table', '1x', '--journal-table', 'a.b.c']);
-    expect(both.code).toBe(2);
-    expect(both.stdout).toBe('');
-    expect(both.stderr).toMatch(/--inbox-table: table must be a name[\s\S]*--journal-table: table must be a name/);
+    expect(result.stderr).toMatch(/--table: /);
+    const redis = await runCli(['db', 'schema'], { PAYMENTS_STORE_URL: 'redis://:secret-pw@127.0.0.1:6379' });
+    expect(redis.code).toBe(2);
+    expect(redis.stderr).toContain('PAYMENTS_STORE_URL names a redis store: only a Postgres store has a schema to print.');
+    expect(redis.stderr).not.toContain('secret-pw');
   });
 });
 
@@ -50,16 +43,17 @@ describePostgres('payments-sdk db schema on a real PostgreSQL', () => {
   }, 30_000);
   afterAll(() => server?.stop());
 
-  it('creates the inbox table and its index, and the journal table, and can run again', async () => {
+  it("creates the store's table, which the store then uses, and can run again", async () => {
     const { stdout } = await runCli(['db', 'schema']);
     const pool = new pg.Pool({ connectionString: server.url });
     try {
       await pool.query(stdout);
       await pool.query(stdout);
-      const { rows } = await pool.query("SELECT indexname FROM pg_indexes WHERE tablename = 'payments_inbox' ORDER BY indexname");
-      expect(rows.map((row) => row.indexname)).toEqual(['payments_inbox_final_event_key', 'payments_inbox_pkey']);
-      const journal = await pool.query("SELECT indexname FROM pg_indexes WHERE tablename = 'payments_bulk_journal'");
-      expect(journal.rows.map((row) => row.indexname)).toEqual(['payments_bulk_journal_pkey']);
+      const store = postgresStore(pool);
+      const [claim] = await store.claim([{ key: 'webhook:evt_1', owner: 'a', leaseMs: 1000 }]);
+      expect(claim?.state).toBe('claimed');
+      expect(await store.settle('webhook:evt_1', 'a', { ok: true })).toBe(true);
+      expect((await store.read(['webhook:evt_1']))[0]).toMatchObject({ settled: true, result: { ok: true } });
     } finally {
       await pool.end();
     }

@@ -1,11 +1,11 @@
 /**
- * The inbox across processes: real child processes, each a real `node:http` endpoint on the same
- * PostgreSQL. The same deliveries sent to both at once run each effect once; a process killed
+ * Webhook endpoints on one `postgresStore` across processes: real child processes, each a real
+ * `node:http` endpoint on the same PostgreSQL. The same deliveries sent to both at once run each effect once; a process killed
  * (SIGKILL) while `onEvent` is inside its transaction leaves nothing, and the redelivery runs it once.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { postgresInbox } from 'payments-sdk/postgres';
+import { postgresStore } from 'payments-sdk/stores';
 import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { bundleScript } from '../helpers/bundle-script.js';
@@ -58,12 +58,12 @@ function paymentEvent(id: string, uuid: string): string {
   return JSON.stringify({ ...body, data: { ...body.data, uuid } });
 }
 
-describePostgres('postgresInbox across processes', () => {
+describePostgres('postgresStore webhook endpoints across processes', () => {
   beforeAll(async () => {
     server = await startPostgresServer();
     admin = new pg.Pool({ connectionString: server.url, max: 2 });
     await admin.query('CREATE TABLE effects (n serial PRIMARY KEY, event_id text NOT NULL, pid int NOT NULL)');
-    bundle = await bundleScript('test/postgres/inbox-child.ts');
+    bundle = await bundleScript('test/postgres/webhook-child.ts');
   }, 60_000);
   afterAll(async () => {
     for (const child of children) child.kill('SIGKILL');
@@ -72,9 +72,9 @@ describePostgres('postgresInbox across processes', () => {
     await bundle?.cleanup();
   });
   beforeEach(async () => {
-    await admin.query('DROP TABLE IF EXISTS payments_inbox');
+    await admin.query('DROP TABLE IF EXISTS payments_sdk');
     await admin.query('TRUNCATE effects');
-    await postgresInbox(admin).migrate();
+    await postgresStore(admin).migrate();
   });
 
   for (const driver of ['pg', 'postgres.js']) {

@@ -97,7 +97,10 @@ describeRedis('a redis-server that stops answering mid-delivery', () => {
   };
 
   /** A server of its own (a pause stops every client on it) and a handler on a store over a client with default settings. */
-  async function scenario(connect: (server: RedisServer) => Promise<{ client: Redis | ReturnType<typeof createClient>; destroy(): void }>, onEvent?: (server: RedisServer) => unknown) {
+  async function scenario(
+    connect: (server: RedisServer) => Promise<{ client: Parameters<typeof redisStore>[0]; destroy(): void }>,
+    onEvent?: (server: RedisServer) => unknown,
+  ) {
     const server = await startRedisServer();
     const { client, destroy } = await connect(server);
     open.push(async () => {

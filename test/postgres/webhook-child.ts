@@ -1,25 +1,22 @@
 /**
- * A merchant's webhook endpoint in its own process, for the cross-process inbox tests: a real
- * `node:http` server with `expressWebhook` and a `postgresInbox`, settings from the environment.
+ * A merchant's webhook endpoint in its own process, for the cross-process store tests: a real
+ * `node:http` server with `expressWebhook` and a `postgresStore`, settings from the environment.
  * Prints `L <port>` once listening, and `I <event id>` when `onEvent` is inside its transaction
  * for the event named by INBOX_HANG_EVENT, which then never finishes (the test kills the process).
  */
 import { createServer } from 'node:http';
 import pg from 'pg';
 import postgres from 'postgres';
-import { type PostgresDatabase, postgresInbox } from '../../src/postgres/index.js';
+import { postgresStore } from '../../src/stores/index.js';
 import { expressWebhook } from '../../src/webhooks/index.js';
 
 const url = process.env.INBOX_DATABASE_URL ?? '';
-const db: PostgresDatabase =
-  process.env.INBOX_DRIVER === 'postgres.js'
-    ? postgres(url, { max: 4, onnotice: () => {} })
-    : new pg.Pool({ connectionString: url, max: 4 });
-const inbox = postgresInbox(db, { timeoutMs: 4000 });
+const db = process.env.INBOX_DRIVER === 'postgres.js' ? postgres(url, { max: 4, onnotice: () => {} }) : new pg.Pool({ connectionString: url, max: 4 });
+const store = postgresStore(db, { timeoutMs: 4000 });
 
 const handler = expressWebhook({
   secret: process.env.INBOX_SECRET,
-  inbox,
+  store,
   onError: () => {},
   onEvent: async (event, { tx }) => {
     await tx.query('INSERT INTO effects (event_id, pid) VALUES ($1, $2)', [event.id, process.pid]);
