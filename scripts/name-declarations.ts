@@ -25,14 +25,10 @@ const NAMES: Record<string, string> = {
   payment: 'payment-and-payout',
   // src/schemas/checkout-session.ts, payment-link.ts, wallet.ts: their types and schemas, shared by the main and schemas entries.
   wallet: 'checkout-link-and-wallet',
-  // src/webhooks/events.ts and inbox.ts: the webhook event types and the inbox seam, shared by the webhooks and postgres entries.
-  inbox: 'webhook-events-and-inbox',
+  // src/webhooks/events.ts, verify.ts, sign.ts (with schemas/read-field.ts): the webhook event types and verification, shared by the main and webhooks entries.
+  'read-field': 'webhook-events',
   // src/core/telemetry.ts: the Telemetry hooks, shared by the main, webhooks and opentelemetry entries.
   telemetry: 'telemetry',
-  // src/bulk/journal.ts: the BulkJournal interface and its records, shared by the main and postgres entries.
-  journal: 'bulk-journal',
-  // src/core/reconcile.ts (with request-options.ts): the reconciliation types, shared by the main and postgres entries.
-  reconcile: 'reconcile',
   // src/stores/store.ts: the Store contract and its records, shared by the stores entry and the entries that take a store.
   store: 'store',
 };

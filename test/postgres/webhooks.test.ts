@@ -281,8 +281,8 @@ describePostgres('webhook deliveries through postgresStore', () => {
         expect(String((errors[0] as Error).message)).toMatch(/did not confirm the COMMIT within 600 ms: the transaction committed if/);
         await new Promise((resolve) => setTimeout(resolve, 300));
         // Committed or rolled back, the two tables agree; the service's retry completes it once.
-        const recorded = await rows("SELECT key AS event_id FROM payments_sdk WHERE key = 'payment:pay-c:payment.succeeded'");
-        expect(await rows("SELECT event_id FROM effects WHERE event_id = 'evt_c'")).toEqual(recorded);
+        const recorded = await rows("SELECT key FROM payments_sdk WHERE key = 'payment:pay-c:payment.succeeded' AND settled");
+        expect((await rows("SELECT event_id FROM effects WHERE event_id = 'evt_c'")).length).toBe(recorded.length);
         // A single Client's connection may be ended by the server as it resumes (its idle timeout):
         // only a pool gets a fresh connection for the retry.
         if (driver.name === 'pg Client') {
