@@ -9,9 +9,11 @@
  * @packageDocumentation
  */
 
-// What a merchant codes against, and nothing else: the client and its options, the errors, the
-// records and their params, pagination, money helpers, bulk payouts, and the
-// webhook helpers. The zod schemas are in `payments-sdk/schemas`.
+// What a merchant codes against for calls, and nothing else: the client and its options, the
+// errors, the records and their params, pagination, money helpers, bulk payouts and reconciliation.
+// Each public name comes from exactly one entry: webhooks from `payments-sdk/webhooks`, stores from
+// `payments-sdk/stores`, telemetry from `payments-sdk/opentelemetry`, the zod schemas from
+// `payments-sdk/schemas`.
 export { PayoutBatch } from './bulk/batch.js';
 export { bulkIdempotencyKey } from './bulk/keys.js';
 export { BulkRowsChangedError } from './bulk/rows-changed-error.js';
@@ -45,7 +47,6 @@ export {
   ResponseValidationError,
   UnprocessableEntityError,
   type ValidationIssue,
-  WebhookVerificationError,
 } from './core/errors.js';
 export { Page, PagePromise, type ToArrayOptions } from './core/pagination.js';
 export type {
@@ -60,24 +61,6 @@ export type {
   ReconcileWithStore,
   StalePaymentFinding,
 } from './core/reconcile.js';
-export type {
-  AttemptObserver,
-  BulkObserver,
-  CallObserver,
-  ReconcileObserver,
-  Telemetry,
-  TelemetryAttemptInfo,
-  TelemetryAttemptResult,
-  TelemetryBulkInfo,
-  TelemetryBulkResult,
-  TelemetryCallInfo,
-  TelemetryCallResult,
-  TelemetryReconcileInfo,
-  TelemetryReconcileResult,
-  TelemetryWebhookResult,
-  WebhookObserver,
-  WebhookOutcome,
-} from './core/telemetry.js';
 export { type CurrencyCode, isKnownCurrency, type KnownCurrencyCode } from './currencies.js';
 export type { Logger, LogLevel } from './internal/logger.js';
 export { currencyExponent, formatAmount, fromMinorUnits, toMinorUnits } from './money.js';

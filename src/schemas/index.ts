@@ -9,14 +9,14 @@
  * const payment = z.parse(PaymentSchema, JSON.parse(row.payload));
  * ```
  * Response schemas keep unknown fields and accept new enum values; params schemas refuse what the
- * service would refuse. The types they produce are exported by `payments-sdk` too.
+ * service would refuse. The types they produce (`Payment`, …) are exported by `payments-sdk`.
  * @packageDocumentation
  */
-export * from './checkout-session.js';
-export { type ListEnvelope, listEnvelope, type PageLinks, PageLinksSchema, type PageMeta, PageMetaSchema } from './list-envelope.js';
+export { CheckoutSessionCreateParamsSchema, CheckoutSessionListParamsSchema, CheckoutSessionSchema } from './checkout-session.js';
+export { type ListEnvelope, listEnvelope, PageLinksSchema, PageMetaSchema } from './list-envelope.js';
 export type { DateFilter, ListParamsBase } from './list-params.js';
-export * from './payment.js';
-export * from './payment-link.js';
-export * from './payout.js';
+export { PaymentCreateParamsSchema, PaymentListParamsSchema, PaymentSchema } from './payment.js';
+export { PaymentLinkCreateParamsSchema, PaymentLinkListParamsSchema, PaymentLinkSchema } from './payment-link.js';
+export { PayoutCreateParamsSchema, PayoutListParamsSchema, PayoutSchema } from './payout.js';
 export type { OpenEnum } from './primitives.js';
-export { type Wallet, WalletListSchema, WalletSchema } from './wallet.js';
+export { WalletListSchema, WalletSchema } from './wallet.js';

@@ -8,8 +8,6 @@
  * @packageDocumentation
  */
 export { WebhookVerificationError, type WebhookVerificationReason } from '../core/errors.js';
-export type { Telemetry, TelemetryWebhookResult, WebhookObserver } from '../core/telemetry.js';
-export { readField } from '../schemas/read-field.js';
 export type {
   KnownWebhookEventType,
   PaymentEventType,
