@@ -1,40 +1,19 @@
 /**
  * The dashboard's script, run by the browser. It is served as the source of {@link dashboardScript}
  * (`app.js`), so it is type-checked and linted with the rest, and must stay self-contained: it may
- * use nothing from this module's scope. Data from the mock only ever reaches the page through
- * `textContent` (never as HTML), so a value such as `<script>` shows as text.
+ * use nothing from this module's scope (its imports are types only, gone from the served source).
+ * Data from the mock only ever reaches the page through `textContent` (never as HTML), so a value
+ * such as `<script>` shows as text.
  */
+
+import type { DeliveryView as Delivery, RecordView, StatusView as Status } from './feed.js';
+import type { LoggedRequest } from './request-log.js';
 
 /** The page's behaviour: the live lists from the event stream, and the action buttons. */
 export function dashboardScript(): void {
   const BASE = '/_mock/dashboard';
   const LIMITS: Record<string, number> = { requests: 500, deliveries: 500 };
   const RECORD_LIMIT = 100;
-
-  type Attempt = { number: number; at: string; status: number | null; ok: boolean; lost: boolean; error: string | null; ms: number };
-  type Delivery = {
-    id: string;
-    type: string;
-    dropped: boolean;
-    delivered: boolean;
-    nextAttemptAt: string | null;
-    attempts: Attempt[];
-    event: unknown;
-  };
-  type LoggedRequest = {
-    id: number;
-    at: string;
-    method: string;
-    path: string;
-    status: number;
-    idempotencyKey: string | null;
-    replayed: boolean;
-    mode: string | null;
-    error: unknown;
-    curl: string;
-  };
-  type RecordView = { kind: string; key: string; mode: string; data: Record<string, unknown> };
-  type Status = { now: string; webhooks: boolean; droppingNext: number; nextAttemptAt: string | null };
 
   const lists = new Map<string, Map<string, HTMLDetailsElement>>();
 
