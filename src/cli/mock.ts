@@ -4,6 +4,8 @@
  * settle and payouts move along on their own after `--settle-after` ms; checkout sessions are paid
  * or cancelled on their hosted page (its own origin). With `--forward-to`, every webhook delivery is
  * posted, signed, to the merchant's endpoint, and one line per delivery gives the endpoint's status.
+ * The API's root serves a live dashboard (`dashboard/`); a `--seed` file keeps the keys and webhook
+ * secret across restarts (`seed-file.ts`).
  */
 import type { Command } from 'commander';
 import { isLoopback, type WebhookDelivery } from '../testing/delivery.js';
