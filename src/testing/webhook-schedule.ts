@@ -195,7 +195,9 @@ export class DeliverySchedule {
     const run = this.#post(view, entry.attempts.length + 1, new Date(this.#now()));
     const done = run.then(() => undefined);
     this.#inFlight.add(done);
-    const attempt = await run.finally(() => this.#inFlight.delete(done));
+    const posted = await run.finally(() => this.#inFlight.delete(done));
+    // Numbered when it ends: a scheduled attempt may have ended meanwhile.
+    const attempt = { ...posted, number: entry.attempts.length + 1 };
     this.#record(entry, attempt, entry.dueAt);
     if (attempt.ok) this.#waiting = this.#waiting.filter((waiting) => waiting !== entry);
     this.#arm();
