@@ -168,6 +168,23 @@ describe('payments-sdk mock dashboard over HTTP', () => {
     }
   });
 
+  it('keeps the last 500 requests: older ones drop out of the history', async () => {
+    const headers = { Authorization: `Bearer ${ready.sandboxKey}` };
+    for (let batch = 0; batch < 11; batch += 1) {
+      await Promise.all(Array.from({ length: 50 }, () => fetch(`${base}/api/v1/wallets`, { headers }).then((r) => r.arrayBuffer())));
+    }
+    const events = await openEvents(base);
+    try {
+      const hello = await events.next<{ requests: Array<{ id: number }> }>((event) => event === 'hello', 'hello');
+      expect(hello.requests).toHaveLength(500);
+      const ids = hello.requests.map((r) => r.id);
+      expect(ids[0]).toBeGreaterThan(50);
+      expect(ids.at(-1)).toBe((ids[0] as number) + 499);
+    } finally {
+      await events.close();
+    }
+  });
+
   it('refuses actions from another origin or site, other methods, other content types, and bad input, with a clear message', async () => {
     const made = await client.payments.create(CHARGE);
     const cases: Array<[Response, number, RegExp]> = [
