@@ -143,10 +143,11 @@ async function serve(
     return;
   }
   // Streamed, not buffered: an endless body (server-sent events) flows as it is written. A client
-  // that goes away cancels the body's stream.
+  // that goes away cancels the body's stream; a body that fails midway ends the connection (the
+  // status is already sent).
   try {
     await pipeline(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), res);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error;
+  } catch {
+    res.destroy();
   }
 }

@@ -19,6 +19,8 @@ export const RECORDS_PER_KIND = 100;
 const DEBOUNCE_MS = 50;
 /** While a page is open: how often the feed looks for changes made by time alone. */
 const TICK_MS = 1000;
+/** Messages a page may leave unread before it is cut off. */
+const MAX_QUEUED_MESSAGES = 1000;
 /** A comment line every this many ticks keeps idle connections open through proxies and sleep. */
 const PING_TICKS = 15;
 
@@ -178,11 +180,19 @@ export class DashboardFeed {
   #send(bytes: Uint8Array): void {
     for (const client of this.#clients) {
       try {
+        // A page that stopped reading (a frozen tab) would pile messages up: its stream is ended
+        // with what it queued dropped, and its EventSource reconnects to a fresh `hello` when it wakes.
+        if ((client.desiredSize ?? 0) < -MAX_QUEUED_MESSAGES) {
+          this.#clients.delete(client);
+          client.error(new Error('the page stopped reading the event stream'));
+          continue;
+        }
         client.enqueue(bytes);
       } catch {
         this.#clients.delete(client);
       }
     }
+    this.#arm();
   }
 
   /** A timer that looks for changes once a second while a page is open, and pings now and then; none otherwise. */
