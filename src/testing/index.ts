@@ -16,18 +16,7 @@
  * @packageDocumentation
  */
 export type { DeliverOptions, WebhookDelivery, WebhookDeliveryHeaders, WebhookTarget } from './delivery.js';
-export { LINK_UNAVAILABLE } from './engine/actions.js';
-export { IDEMPOTENCY_TTL_MS } from './engine/idempotency.js';
-export {
-  type KeyMode,
-  MOCK_PAYMENT_LINK_STATUSES,
-  MOCK_PAYOUT_STATUSES,
-  type MockKeyInfo,
-  type MockPayerOptions,
-  type MockPaymentLinkStatus,
-  type MockPayoutStatus,
-} from './engine/model.js';
-export type { FieldErrors } from './field-rules.js';
+export type { KeyMode, MockKeyInfo, MockPayerOptions, MockPaymentLinkStatus, MockPayoutStatus } from './engine/model.js';
 export { MockServiceError } from './mock-errors.js';
 export {
   createMockService,
@@ -41,13 +30,10 @@ export {
   type PayPaymentLinkOptions,
   type PaySessionOptions,
 } from './mock-service.js';
-export type { MswHandler, MswModule } from './msw.js';
 export type { ListenOptions, MockHttpServer } from './node-server.js';
 export {
   DEFAULT_COUNTRIES,
-  DEFAULT_FEES,
   DEFAULT_RATES,
-  defaultRefusal,
   type MockChargeInput,
   type MockClockOption,
   type MockCountry,
@@ -60,10 +46,4 @@ export {
   type MockSeed,
   type MockServiceOptions,
 } from './options.js';
-export {
-  MOCK_DELIVERY_MAX_ATTEMPTS,
-  MOCK_DELIVERY_RETRY_DELAYS_MS,
-  type MockDelivery,
-  type MockDeliveryAttempt,
-  type MockWebhooksOptions,
-} from './webhook-schedule.js';
+export type { MockDelivery, MockDeliveryAttempt, MockWebhooksOptions } from './webhook-schedule.js';

@@ -8,15 +8,10 @@ import { once } from 'node:events';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { PaymentsClient } from 'payments-sdk';
-import {
-  createMockService,
-  MOCK_DELIVERY_RETRY_DELAYS_MS,
-  type MockService,
-  MockServiceError,
-  type MockServiceOptions,
-} from 'payments-sdk/testing';
+import { createMockService, type MockService, MockServiceError, type MockServiceOptions } from 'payments-sdk/testing';
 import { verifyWebhook } from 'payments-sdk/webhooks';
 import { describe, expect, it } from 'vitest';
+import { MOCK_DELIVERY_RETRY_DELAYS_MS } from '../../src/testing/webhook-schedule.js';
 
 const T0 = Date.parse('2026-06-01T08:00:00Z');
 
