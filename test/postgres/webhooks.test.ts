@@ -11,7 +11,7 @@ import { createMockService } from 'payments-sdk/testing';
 import { type WebhookEvent, webhookHandler } from 'payments-sdk/webhooks';
 import pg from 'pg';
 import postgres from 'postgres';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
 import { deliveryHeaders, eventBody, SECRET } from '../helpers/webhook-deliveries.js';
 
@@ -30,6 +30,30 @@ function paymentEvent(id: string, uuid: string, type = 'payment.succeeded'): str
 
 async function rows(sql: string): Promise<Record<string, unknown>[]> {
   return (await admin.query(sql)).rows;
+}
+
+/** Resolves once no other session is inside a transaction: whatever a frozen delivery had sent is committed or rolled back. */
+async function serverSettled(): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const [open] = await rows(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = 'client backend' AND xact_start IS NOT NULL",
+      );
+      expect(open?.n).toBe(0);
+    },
+    { timeout: 10_000, interval: 25 },
+  );
+}
+
+/** Resolves once `n` sessions wait on a lock (a duplicate's INSERT behind the original's uncommitted row). */
+async function lockWaiters(n: number): Promise<void> {
+  await vi.waitFor(
+    async () => {
+      const [waiting] = await rows("SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+      expect(waiting?.n).toBe(n);
+    },
+    { timeout: 10_000, interval: 10 },
+  );
 }
 
 /** The merchant's effect: one row per run, written in the delivery's transaction. */
@@ -178,8 +202,8 @@ describePostgres('webhook deliveries through postgresStore', () => {
           const original = handle(delivery(body));
           await inside.promise;
           const duplicate = handle(delivery(body));
-          // The duplicate's INSERT waits on the original's row; give it time to be waiting.
-          await new Promise((resolve) => setTimeout(resolve, 150));
+          // The duplicate's INSERT waits on the original's row.
+          await lockWaiters(1);
           expect(runs).toBe(1);
           finish.resolve();
           const [first, second] = await Promise.all([original, duplicate]);
@@ -248,7 +272,7 @@ describePostgres('webhook deliveries through postgresStore', () => {
         expect(elapsed).toBeLessThan(1500);
         expect(String((errors[0] as Error).message)).toMatch(/did not finish the transaction within 600 ms/);
         // Once the server answers again, whatever it had read is rolled back.
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await serverSettled();
         expect(await rows("SELECT key FROM payments_sdk WHERE key = 'payment:pay-g:payment.succeeded'")).toEqual([]);
         expect(await rows("SELECT event_id FROM effects WHERE event_id = 'evt_g'")).toEqual([]);
         // And the store works again: the service's retry is handled once.
@@ -279,7 +303,7 @@ describePostgres('webhook deliveries through postgresStore', () => {
         }
         expect(response.status).toBe(503);
         expect(String((errors[0] as Error).message)).toMatch(/did not confirm the COMMIT within 600 ms: the transaction committed if/);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await serverSettled();
         // Committed or rolled back, the two tables agree; the service's retry completes it once.
         const recorded = await rows("SELECT key FROM payments_sdk WHERE key = 'payment:pay-c:payment.succeeded' AND settled");
         expect((await rows("SELECT event_id FROM effects WHERE event_id = 'evt_c'")).length).toBe(recorded.length);
@@ -315,7 +339,7 @@ describePostgres('webhook deliveries through postgresStore', () => {
         }
         expect(response.status).toBe(503);
         expect(Date.now() - started).toBeLessThan(1500);
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        await serverSettled();
         expect(await rows("SELECT key FROM payments_sdk WHERE key = 'payment:pay-h:payment.succeeded'")).toEqual([]);
         expect(await rows("SELECT event_id FROM effects WHERE event_id = 'evt_h'")).toEqual([]);
       });
