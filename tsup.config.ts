@@ -1,6 +1,6 @@
 import { defineConfig, type Options } from 'tsup';
 
-// One build for the six public entries: ESM + CommonJS + .d.ts/.d.cts each,
+// One build for the seven public entries: ESM + CommonJS + .d.ts/.d.cts each,
 // matching package.json `exports` (checked by `npm run check:package`: publint + attw on the tarball).
 // `payments-sdk/webhooks` must not pull in the HTTP client, so chunks are split per entry and nothing
 // under src/webhooks imports src/client.ts (checked by `npm run size` on the built files).
@@ -11,6 +11,7 @@ const library: Options = {
     testing: 'src/testing/index.ts',
     schemas: 'src/schemas/index.ts',
     postgres: 'src/postgres/index.ts',
+    stores: 'src/stores/index.ts',
     opentelemetry: 'src/opentelemetry/index.ts',
   },
   format: ['esm', 'cjs'],

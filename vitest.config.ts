@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^payments-sdk\/testing$/, replacement: src('testing/index.ts') },
       { find: /^payments-sdk\/schemas$/, replacement: src('schemas/index.ts') },
       { find: /^payments-sdk\/postgres$/, replacement: src('postgres/index.ts') },
+      { find: /^payments-sdk\/stores$/, replacement: src('stores/index.ts') },
       { find: /^payments-sdk\/opentelemetry$/, replacement: src('opentelemetry/index.ts') },
       { find: /^payments-sdk$/, replacement: src('index.ts') },
     ],

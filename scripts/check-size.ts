@@ -247,10 +247,11 @@ for (const c of cases) {
   }
 }
 
-// Unbundled: `payments-sdk/webhooks` and `payments-sdk/postgres` as Node/Bun/Deno load them, through
-// ESM and CJS. Each loads zod/mini (events are checked with the response schemas) and nothing else:
-// neither ky nor a copy of zod, and the postgres entry takes the merchant's driver, never imports one.
-for (const subpath of ['./webhooks', './postgres']) {
+// Unbundled: `payments-sdk/webhooks`, `payments-sdk/postgres` and `payments-sdk/stores` as Node/Bun/Deno
+// load them, through ESM and CJS. Each loads at most zod/mini (events are checked with the response
+// schemas) and nothing else: neither ky nor a copy of zod, and the database stores take the merchant's
+// driver, never import one.
+for (const subpath of ['./webhooks', './postgres', './stores']) {
   for (const target of exportTargets(subpath)) {
     let packages: string[];
     try {

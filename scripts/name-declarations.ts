@@ -33,6 +33,8 @@ const NAMES: Record<string, string> = {
   journal: 'bulk-journal',
   // src/core/reconcile.ts (with request-options.ts): the reconciliation types, shared by the main and postgres entries.
   reconcile: 'reconcile',
+  // src/stores/store.ts: the Store contract and its records, shared by the stores entry and the entries that take a store.
+  store: 'store',
 };
 
 const CHUNK = /^(?<name>[a-z-]+)-(?<hash>[A-Za-z0-9_-]{8})\.d\.(?<ext>c?ts)$/;

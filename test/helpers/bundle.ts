@@ -20,6 +20,7 @@ export async function bundle(program: string, platform: 'browser' | 'node' = 'br
     alias: {
       'payments-sdk/webhooks': './src/webhooks/index.ts',
       'payments-sdk/testing': './src/testing/index.ts',
+      'payments-sdk/stores': './src/stores/index.ts',
       'payments-sdk': './src/index.ts',
     },
     external: ['msw', 'msw/*'],

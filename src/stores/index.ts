@@ -1,0 +1,27 @@
+/**
+ * `payments-sdk/stores`: where the SDK remembers what was done (which webhook deliveries were
+ * handled, which bulk payout rows were sent and with what outcome, which payments reconciliation
+ * handled). Pick one store and pass it as `store` to `webhookHandler`, `expressWebhook`,
+ * `payouts.createMany` and `payments.reconcile`.
+ *
+ * ```ts
+ * import { fileStore, memoryStore } from 'payments-sdk/stores';
+ *
+ * const store = memoryStore(); // or fileStore('payments.store') to survive a restart
+ * ```
+ * Every store implements {@link Store}; docs/stores.md compares them. This entry loads on every
+ * runtime: the Node-only stores load `node:` modules when first used.
+ * @packageDocumentation
+ */
+export { StoreFullError, StoreTimeoutError } from './errors.js';
+export { type FileStoreOptions, fileStore } from './file.js';
+export { type MemoryStoreOptions, memoryStore } from './memory.js';
+export type {
+  Store,
+  StoreClaim,
+  StoreClaimRequest,
+  StoreJson,
+  StoreJsonObject,
+  StoreRecord,
+  StoreTransactResult,
+} from './store.js';
