@@ -17,6 +17,9 @@
 /** D1's (SQLite's) clock in whole ms since the epoch. */
 const NOW = "CAST(ROUND(unixepoch('subsec') * 1000) AS INTEGER)";
 
+/** How many keys one read binds at most: D1 takes at most 100 parameters per statement. */
+export const MAX_READ_KEYS = 100;
+
 /** A table name that needs no escaping inside double quotes, and names no table of SQLite's own. */
 const TABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,63}$/;
 
@@ -38,20 +41,32 @@ export function d1Sql(table: string) {
     now: `SELECT ${NOW} AS "now"`,
     /**
      * Claims ?1 for owner ?3 with a lease of ?4 ms (`data` ?2 on a new key) before deadline ?5: a new
-     * key, or a key not settled whose owner is ?3, released, or out of lease. One row when granted.
+     * key, or a key not settled whose owner is ?3, released, or out of lease. Its record when granted.
      */
     claim:
       `INSERT INTO ${t} ("key", "data", "claims", "created_ms", "owner", "lease_ms") SELECT ?1, ?2, 1, ${NOW}, ?3, ${NOW} + ?4 WHERE ${NOW} <= ?5 ` +
       `ON CONFLICT ("key") DO UPDATE SET "claims" = ${t}."claims" + 1, "owner" = excluded."owner", "lease_ms" = excluded."lease_ms" ` +
-      `WHERE ${t}."settled" = 0 AND (${t}."owner" IS NULL OR ${t}."owner" = excluded."owner" OR ${t}."lease_ms" <= ${NOW}) RETURNING 1 AS "won"`,
-    /** The record of ?1. */
-    read: `SELECT ${record} FROM ${t} WHERE "key" = ?1`,
-    /** Extends owner ?2's lease on ?1 to ?3 ms from now, before deadline ?4. One row when done. */
-    renew: `UPDATE ${t} SET "lease_ms" = ${NOW} + ?3 WHERE "key" = ?1 AND "owner" = ?2 AND "settled" = 0 AND ${NOW} <= ?4 RETURNING 1 AS "done"`,
-    /** Settles ?1 held by owner ?2 with result ?3, before deadline ?4. One row when done. */
-    settle: `UPDATE ${t} SET "settled" = 1, "result" = ?3, "lease_ms" = NULL WHERE "key" = ?1 AND "owner" = ?2 AND "settled" = 0 AND ${NOW} <= ?4 RETURNING 1 AS "done"`,
-    /** Ends owner ?2's claim on ?1 with note ?3, before deadline ?4. One row when done. */
-    release: `UPDATE ${t} SET "owner" = NULL, "lease_ms" = NULL, "note" = ?3 WHERE "key" = ?1 AND "owner" = ?2 AND "settled" = 0 AND ${NOW} <= ?4 RETURNING 1 AS "done"`,
+      `WHERE ${t}."settled" = 0 AND (${t}."owner" IS NULL OR ${t}."owner" = excluded."owner" OR ${t}."lease_ms" <= ${NOW}) RETURNING ${record}`,
+    /** The records of `count` keys, bound in order (at most {@link MAX_READ_KEYS}). */
+    read: (count: number) => `SELECT ${record} FROM ${t} WHERE "key" IN (${Array.from({ length: count }, () => '?').join(', ')})`,
+    /**
+     * Extends owner ?2's live lease on ?1 to ?3 ms from now, before deadline ?4 (a lease that ended is
+     * not renewed: another owner may hold the key by then). One row when done.
+     */
+    renew:
+      `UPDATE ${t} SET "lease_ms" = ${NOW} + ?3 WHERE "key" = ?1 AND "owner" = ?2 AND "settled" = 0 AND "lease_ms" > ${NOW} ` +
+      `AND ${NOW} <= ?4 RETURNING 1 AS "done"`,
+    /**
+     * Settles ?1 for owner ?2, its last claimant (its lease may have ended), with result ?3 when given,
+     * before deadline ?4. One row when done.
+     */
+    settle:
+      `UPDATE ${t} SET "settled" = 1, "result" = COALESCE(?3, "result"), "lease_ms" = NULL ` +
+      `WHERE "key" = ?1 AND "owner" = ?2 AND "settled" = 0 AND ${NOW} <= ?4 RETURNING 1 AS "done"`,
+    /** Ends the claim of owner ?2, the last claimant of ?1, keeping note ?3 when given, before deadline ?4. One row when done. */
+    release:
+      `UPDATE ${t} SET "owner" = NULL, "lease_ms" = NULL, "note" = COALESCE(?3, "note") ` +
+      `WHERE "key" = ?1 AND "owner" = ?2 AND "settled" = 0 AND ${NOW} <= ?4 RETURNING 1 AS "done"`,
     /**
      * Settles ?1 for the transaction ?4 with `data` ?2 (on a new key) and result ?3, before deadline
      * ?5: a new key, or a key not settled that no owner holds under a live lease.

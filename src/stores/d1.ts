@@ -5,12 +5,14 @@
  *
  * @module
  */
-import { PaymentsError, setName } from '../core/errors.js';
+import { PaymentsError } from '../core/errors.js';
+import { positiveInt } from '../internal/positive-int.js';
 import { withinTime } from '../internal/within-time.js';
 import { D1Clock, monotonicNow } from './d1-clock.js';
 import { toColumn, toRecord } from './d1-rows.js';
-import { d1Sql, isTableName } from './d1-sql.js';
+import { d1Sql, isTableName, MAX_READ_KEYS } from './d1-sql.js';
 import type { D1DatabaseLike, D1Effects, D1PreparedStatementLike, D1ResultLike } from './d1-types.js';
+import { StoreTimeoutError } from './errors.js';
 import type { Store, StoreClaim, StoreClaimRequest, StoreJsonObject, StoreRecord, StoreTransactResult } from './store.js';
 
 export type { D1DatabaseLike, D1Effects, D1PreparedStatementLike, D1ResultLike } from './d1-types.js';
@@ -22,7 +24,11 @@ export interface D1StoreOptions {
    * nor with `sqlite_`. Any such name works, SQL keywords such as `order` included. Default `payments_sdk`.
    */
   table?: string;
-  /** How long a call may take before it fails with {@link D1StoreTimeoutError}, in ms. Default 2000. */
+  /**
+   * How long a call may take before it fails with `StoreTimeoutError`, in ms. Default 2000. What a
+   * call that timed out would have written is not written later: every write carries its deadline
+   * by D1's clock, and changes nothing past it.
+   */
   timeoutMs?: number;
   /**
    * How long the batch of {@link D1Store.transact} (your statements and the record of the key) may
@@ -48,13 +54,6 @@ export interface D1Store extends Store<undefined, D1Effects> {
     options?: { data?: StoreJsonObject; result?: StoreJsonObject },
   ): Promise<StoreTransactResult>;
 }
-
-/**
- * D1 did not answer a call of {@link d1Store} in time. What the call would have written is not
- * written later: every write carries its deadline by D1's clock, and D1 refuses it past that.
- */
-export class D1StoreTimeoutError extends PaymentsError {}
-setName(D1StoreTimeoutError, 'D1StoreTimeoutError');
 
 const DEFAULT_TABLE = 'payments_sdk';
 const DEFAULT_TIMEOUT_MS = 2_000;
@@ -97,10 +96,12 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
     problems.push('table must be a name of letters, digits and _ (not starting with a digit nor with sqlite_), at most 64 long');
   }
   const positive = (value: unknown, fallback: number, name: string): number => {
-    if (value === undefined) return fallback;
-    if (typeof value === 'number' && Number.isSafeInteger(value) && value > 0) return value;
-    problems.push(`${name} must be a positive integer, got ${typeof value === 'number' ? value : typeof value}`);
-    return fallback;
+    try {
+      return positiveInt(value, fallback, name);
+    } catch (error) {
+      problems.push((error as Error).message.replace(/\.$/, ''));
+      return fallback;
+    }
   };
   const timeoutMs = positive(options.timeoutMs, DEFAULT_TIMEOUT_MS, 'timeoutMs');
   const transactTimeoutMs = positive(options.transactTimeoutMs, DEFAULT_TRANSACT_TIMEOUT_MS, 'transactTimeoutMs');
@@ -135,7 +136,7 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
     if (onLate) running.then((value) => (late ? onLate(value) : undefined)).catch(() => {});
     return withinTime(running, ms, () => {
       late = true;
-      return new D1StoreTimeoutError(
+      return new StoreTimeoutError(
         `d1Store: D1 did not answer the ${operation} within ${ms} ms; nothing it would have written lands later.`,
       );
     });
@@ -147,14 +148,28 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
     for (const result of results) if (result[0] && 'now' in result[0]) clock.sample(result[0].now, answeredAt);
     return results;
   };
-  const readStatement = (key: string) => db.prepare(sql.read).bind(key);
+  /** Statements reading the records of `keys` (distinct), {@link MAX_READ_KEYS} at a time. */
+  const readStatements = (keys: readonly string[]) => {
+    const statements: D1PreparedStatementLike[] = [];
+    for (let at = 0; at < keys.length; at += MAX_READ_KEYS) {
+      const chunk = keys.slice(at, at + MAX_READ_KEYS);
+      statements.push(db.prepare(sql.read(chunk.length)).bind(...chunk));
+    }
+    return statements;
+  };
+  /** The records in `results`, by key. */
+  const byKey = (results: Array<Array<Record<string, unknown>>>) => {
+    const records = new Map<string, StoreRecord>();
+    for (const row of results.flat()) records.set(String(row.key), toRecord(row));
+    return records;
+  };
   /** Runs one write that returns a row when it acted. */
   const write = (operation: string, statement: (deadline: number) => D1PreparedStatementLike) =>
     call(operation, timeoutMs, async (deadline) => ((await rows([statement(deadline)]))[0]?.length ?? 0) > 0);
   const readMany = async (keys: readonly string[]): Promise<Array<StoreRecord | undefined>> => {
     if (keys.length === 0) return [];
-    const found = await rows(keys.map(readStatement));
-    return found.map((result) => (result[0] ? toRecord(result[0]) : undefined));
+    const records = byKey(await rows(readStatements([...new Set(keys)])));
+    return keys.map((key) => records.get(key));
   };
   const readOne = (key: string) => call('read', timeoutMs, async () => (await readMany([key]))[0]);
 
@@ -167,18 +182,19 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
         'claim',
         timeoutMs,
         async (deadline) => {
-          const statements = requests.flatMap((request) => [
+          // One upsert per request, in order, then the records of the keys it did not grant.
+          const upserts = requests.map((request) =>
             db.prepare(sql.claim).bind(request.key, toColumn(request.data, 'data'), request.owner, request.leaseMs, deadline),
-            readStatement(request.key),
-          ]);
-          const results = await rows(statements);
+          );
+          const results = await rows([...upserts, ...readStatements([...new Set(requests.map((request) => request.key))])]);
+          const found = byKey(results.slice(upserts.length));
           return requests.map((request, i): StoreClaim => {
-            const won = (results[2 * i]?.length ?? 0) > 0;
-            const row = results[2 * i + 1]?.[0];
-            if (!row)
-              throw new D1StoreTimeoutError(`d1Store: the claim of ${request.key} reached D1 after its deadline; nothing was claimed.`);
-            const record = toRecord(row);
-            return { state: won ? 'claimed' : record.settled ? 'settled' : 'busy', record };
+            const granted = results[i]?.[0];
+            if (granted) return { state: 'claimed', record: toRecord(granted) };
+            const record = found.get(request.key);
+            if (!record)
+              throw new StoreTimeoutError(`d1Store: the claim of ${request.key} reached D1 after its deadline; nothing was claimed.`);
+            return { state: record.settled ? 'settled' : 'busy', record };
           });
         },
         // A claim granted after the call gave up would hold its key for a whole lease: given back.

@@ -8,11 +8,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Miniflare } from 'miniflare';
 import { PaymentsError } from 'payments-sdk';
+import { StoreTimeoutError } from 'payments-sdk/stores';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { type D1DatabaseLike, type D1PreparedStatementLike, D1StoreTimeoutError, d1Store } from '../../src/stores/d1.js';
+import { type D1DatabaseLike, type D1PreparedStatementLike, d1Store } from '../../src/stores/d1.js';
 import { storeKey } from '../../src/stores/store.js';
 import { bundle } from '../helpers/bundle.js';
 import { caught } from '../helpers/caught.js';
+import { describeStoreContract } from '../helpers/store-contract.js';
 
 const persist = mkdtempSync(join(tmpdir(), 'payments-sdk-d1-store-'));
 const running: Miniflare[] = [];
@@ -359,18 +361,18 @@ describe('d1Store on Miniflare D1', () => {
     expect(await count(second.db, 'SELECT COUNT(*) AS n FROM ledger WHERE payment_uuid = ?', 'p-restart')).toBe(1);
   });
 
-  it('a D1 that does not answer fails the call with D1StoreTimeoutError within timeoutMs', async () => {
+  it('a D1 that does not answer fails the call with StoreTimeoutError within timeoutMs', async () => {
     const { db } = await startD1();
     const stalled: D1DatabaseLike = { prepare: (sql) => db.prepare(sql), batch: () => new Promise(() => {}) };
     const store = d1Store(stalled, { timeoutMs: 200 });
     const started = performance.now();
     const error = await caught(store.claim([{ key: 'webhook:evt_stalled', owner: 'o', leaseMs: 1_000 }]));
-    expect(error).toBeInstanceOf(D1StoreTimeoutError);
+    expect(error).toBeInstanceOf(StoreTimeoutError);
     expect(error).toBeInstanceOf(PaymentsError);
     expect(error.message).toBe('d1Store: D1 did not answer the claim within 200 ms; nothing it would have written lands later.');
     expect(performance.now() - started).toBeLessThan(1_000);
     const effect = vi.fn();
-    expect(await caught(store.transact('webhook:evt_stalled', effect))).toBeInstanceOf(D1StoreTimeoutError);
+    expect(await caught(store.transact('webhook:evt_stalled', effect))).toBeInstanceOf(StoreTimeoutError);
     expect(effect).not.toHaveBeenCalled();
   });
 
@@ -381,15 +383,15 @@ describe('d1Store on Miniflare D1', () => {
     const key = storeKey('bulk', 'b-late', 'row-1');
     await store.read([key]); // the table and D1's clock
     delay.before = 1_500;
-    expect(await caught(store.claim([{ key, owner: 'o', leaseMs: 60_000 }]))).toBeInstanceOf(D1StoreTimeoutError);
-    expect(await caught(store.settle(key, 'o'))).toBeInstanceOf(D1StoreTimeoutError);
+    expect(await caught(store.claim([{ key, owner: 'o', leaseMs: 60_000 }]))).toBeInstanceOf(StoreTimeoutError);
+    expect(await caught(store.settle(key, 'o'))).toBeInstanceOf(StoreTimeoutError);
     const effect = () => [db.prepare('INSERT INTO ledger (payment_uuid, amount) VALUES (?, ?)').bind('p-late', 1)];
     delay.before = 0; // the transaction's read answers in time; its batch does not
     const transact = store.transact(storeKey('webhook', 'evt_late'), () => {
       delay.before = 1_500;
       return effect();
     });
-    expect(await caught(transact)).toBeInstanceOf(D1StoreTimeoutError);
+    expect(await caught(transact)).toBeInstanceOf(StoreTimeoutError);
     await eventually(async () => calls.landed === calls.batches);
     delay.before = 0;
     expect(await store.read([key, storeKey('webhook', 'evt_late')])).toEqual([undefined, undefined]);
@@ -403,7 +405,7 @@ describe('d1Store on Miniflare D1', () => {
     const key = storeKey('bulk', 'b-late', 'row-2');
     await store.read([key]);
     delay.after = 1_500;
-    expect(await caught(store.claim([{ key, owner: 'o', leaseMs: 60_000 }]))).toBeInstanceOf(D1StoreTimeoutError);
+    expect(await caught(store.claim([{ key, owner: 'o', leaseMs: 60_000 }]))).toBeInstanceOf(StoreTimeoutError);
     delay.after = 0;
     await eventually(async () => (await store.read([key]))[0]?.claims === 1 && (await store.read([key]))[0]?.owner === undefined);
     expect((await store.claim([{ key, owner: 'next', leaseMs: 60_000 }]))[0]?.state).toBe('claimed');
@@ -422,3 +424,59 @@ describe('d1Store on Miniflare D1', () => {
     expect((await store.claim([{ key: 'webhook:evt_f', owner: 'o', leaseMs: 1_000 }]))[0]?.state).toBe('claimed');
   });
 });
+
+/**
+ * The contract suite, from Node, on one Miniflare whose two Workers bind one D1 database: the second
+ * instance of a case is a store on the other Worker's binding. Each case gets a table of its own.
+ */
+let contractD1: Promise<{ mf: Miniflare; one: D1DatabaseLike; two: D1DatabaseLike }> | undefined;
+let contractTables = 0;
+const startContractD1 = () => {
+  contractD1 ??= (async () => {
+    const worker = (name: string) => ({
+      name,
+      modules: true,
+      script: 'export default { fetch: () => new Response(null, { status: 404 }) };',
+      d1Databases: { DB: 'payments-store-contract' },
+    });
+    const mf = new Miniflare({ compatibilityDate: '2026-01-01', d1Persist: persist, workers: [worker('one'), worker('two')] });
+    const one = (await mf.getD1Database('DB', 'one')) as unknown as D1DatabaseLike;
+    const two = (await mf.getD1Database('DB', 'two')) as unknown as D1DatabaseLike;
+    await one.prepare('CREATE TABLE IF NOT EXISTS contract_effects (tag TEXT NOT NULL)').run();
+    return { mf, one, two };
+  })();
+  return contractD1;
+};
+afterAll(async () => {
+  if (contractD1) await (await contractD1).mf.dispose();
+});
+
+describeStoreContract(
+  'd1Store (contract)',
+  async () => {
+    const { one, two } = await startContractD1();
+    const table = `contract_${++contractTables}`;
+    return {
+      // From Node, each prepare and bind is a round trip to workerd through Miniflare's proxy: a claim
+      // of 200 keys takes seconds here that it does not take in a Worker.
+      store: d1Store(one, { table, timeoutMs: 20_000 }),
+      makeSecond: async () => d1Store(two, { table, timeoutMs: 20_000 }),
+      cleanup: async () => {
+        await one.batch([one.prepare(`DROP TABLE IF EXISTS "${table}"`), one.prepare('DELETE FROM contract_effects')]);
+      },
+    };
+  },
+  {
+    shared: true,
+    transact: {
+      effect: (tag) => async () => {
+        const { one } = await startContractD1();
+        return [one.prepare('INSERT INTO contract_effects (tag) VALUES (?)').bind(tag)];
+      },
+      count: async (tag) => {
+        const { one } = await startContractD1();
+        return count(one, 'SELECT COUNT(*) AS n FROM contract_effects WHERE tag = ?', tag);
+      },
+    },
+  },
+);
