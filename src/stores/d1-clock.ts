@@ -21,14 +21,13 @@ export class D1Clock {
     if (typeof now === 'number' && Number.isFinite(now)) this.#offset = Math.max(this.#offset, now - answeredAt);
   }
 
-  /** `true` once {@link sample} has had a D1 time. */
-  get known(): boolean {
-    return Number.isFinite(this.#offset);
-  }
-
-  /** D1's time (whole ms) at or before the local monotonic time `localDeadline`. */
+  /**
+   * D1's time (whole ms) at or before the local monotonic time `localDeadline`. Before any sample
+   * (D1 answered the table's creation without its time) there is no server-side bound, only the
+   * caller's: the largest safe integer.
+   */
   deadline(localDeadline: number): number {
-    return Math.floor(this.#offset + localDeadline);
+    return Number.isFinite(this.#offset) ? Math.floor(this.#offset + localDeadline) : Number.MAX_SAFE_INTEGER;
   }
 }
 

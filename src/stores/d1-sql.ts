@@ -78,11 +78,11 @@ export function d1Sql(table: string) {
     /**
      * Fails, and with it the whole batch, unless ?1 is now settled by the transaction ?2: a key a
      * duplicate settled first, one held by another owner, or a deadline passed. It inserts a null
-     * key, which the NOT NULL of `key` refuses with {@link D1Sql.duplicate}'s message.
+     * key, which the NOT NULL of `key` refuses with the message that {@link D1Sql.duplicate} matches.
      */
     transactGuard: `INSERT INTO ${t} ("key") SELECT NULL WHERE NOT EXISTS (SELECT 1 FROM ${t} WHERE "key" = ?1 AND "settled" = 1 AND "owner" = ?2)`,
-    /** The part of D1's error message that says {@link transactGuard} refused the batch. */
-    duplicate: `NOT NULL constraint failed: ${table}.key`,
+    /** D1's error message when {@link transactGuard} refused the batch (not a `key` column of another table). */
+    duplicate: new RegExp(`NOT NULL constraint failed: ${table}\\.key(?![A-Za-z0-9_])`),
   };
 }
 

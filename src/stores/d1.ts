@@ -248,7 +248,7 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
           ]);
           return 'done' as const;
         } catch (error) {
-          if (messagesOf(error).some((message) => message.includes(sql.duplicate))) return 'refused' as const;
+          if (messagesOf(error).some((message) => sql.duplicate.test(message))) return 'refused' as const;
           throw error;
         }
       });

@@ -274,6 +274,11 @@ describe('d1Store on Miniflare D1', () => {
     expect(String(failing.message)).toMatch(/NOT NULL constraint failed: ledger\.amount/);
     expect(await count(db, 'SELECT COUNT(*) AS n FROM ledger WHERE payment_uuid = ?', 'p-fail')).toBe(0);
     expect(await store.read([key])).toEqual([undefined]);
+    // A NOT NULL of a `key` column in a table whose name ends like the store's is the merchant's error.
+    await db.prepare('CREATE TABLE IF NOT EXISTS xfailures ("key" TEXT NOT NULL)').run();
+    const own = await caught(store.transact(key, () => [db.prepare('INSERT INTO xfailures ("key") VALUES (NULL)')]));
+    expect(String(own.message)).toMatch(/NOT NULL constraint failed: xfailures\.key/);
+    expect(await store.read([key])).toEqual([undefined]);
     // What is not a list of statements is refused before anything runs.
     expect(await caught(store.transact(key, () => 'UPDATE orders' as never))).toBeInstanceOf(PaymentsError);
     expect(
