@@ -33,9 +33,10 @@ export interface FileStoreOptions {
    */
   ttlMs?: number;
   /**
-   * How long a call may wait for the disk, in ms. Default 5 000. A call that waits longer rejects
-   * with `StoreTimeoutError`, and so does every later call: a write the disk confirms later may
-   * still be in the file, so the store stops deciding anything until it is opened again.
+   * How long a call may wait, in ms. Default 5 000. A call that waits longer rejects with
+   * `StoreTimeoutError`. When it was still waiting for the file to open, nothing was written and
+   * it may be repeated; when it was waiting for the disk to confirm a write, that write may still
+   * reach the file, so every later call rejects too, until the store is closed and opened again.
    */
   timeoutMs?: number;
 }
@@ -105,7 +106,9 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     if (opening) return opening;
     opening = (async () => {
       node = loadFs('fileStore');
-      unlock = await takeLock(node.fs, 'fileStore', lockPath, path);
+      unlock = await takeLock(node.fs, 'fileStore', lockPath, path).catch((error: unknown) => {
+        throw cannotOpen(path, error);
+      });
       try {
         await load(node);
       } catch (error) {
@@ -115,7 +118,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
         const release = unlock;
         unlock = undefined;
         await release?.();
-        throw error;
+        throw cannotOpen(path, error);
       }
     })();
     opening.catch(() => {
@@ -215,15 +218,28 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     return written;
   };
 
-  /** Runs `step` on the opened store, within `timeoutMs`; a timeout stops the store from deciding anything more. */
+  /**
+   * Runs `step` on the opened store, within `timeoutMs`. A call that times out before its step
+   * began (the file still opening) never runs it; one that times out in its step (waiting for the
+   * disk) may still reach the file, so the store stops deciding anything until it is opened again.
+   */
   const call = <T>(step: (now: number) => Promise<T>): Promise<T> => {
+    const progress: { phase: 'opening' | 'stepping' | 'late' } = { phase: 'opening' };
     const work = (async () => {
       if (failed) throw failed;
       await open();
       if (failed) throw failed;
+      if (progress.phase === 'late') throw new StoreTimeoutError(`fileStore: ${path} opened too late for this call.`);
+      progress.phase = 'stepping';
       return step(processNow());
     })();
     return withinTime(work, timeoutMs, () => {
+      if (progress.phase === 'opening') {
+        progress.phase = 'late';
+        return new StoreTimeoutError(
+          `fileStore: ${path} did not open within ${timeoutMs} ms; nothing was written, and the call may be repeated.`,
+        );
+      }
       failed ??= new StoreTimeoutError(
         `fileStore: ${path} did not answer within ${timeoutMs} ms (the disk did not confirm a write); the store refuses every call until it is opened again.`,
       );
@@ -323,6 +339,18 @@ function replay(table: RecordTable, text: string, path: string): number {
     });
   }
   return rows.length - 1;
+}
+
+/** A PaymentsError as it is, anything else (a file system error) wrapped in one that names the file. */
+function cannotOpen(path: string, error: unknown): PaymentsError {
+  if (error instanceof PaymentsError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  return new PaymentsError(
+    `fileStore: cannot open ${path}${typeof code === 'string' ? ` (${code})` : ''}: ${String((error as Error)?.message ?? error)}`,
+    {
+      cause: error,
+    },
+  );
 }
 
 function notAStoreFile(path: string): PaymentsError {
