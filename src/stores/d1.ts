@@ -123,14 +123,23 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
   };
 
   /**
-   * One call: the table, then `work` with the D1 time past which its writes change nothing, all
-   * within `ms`. `onLate` gets what `work` answers after the call timed out.
+   * One call: the table, then `work`, all within `ms`. `work` reads the D1 time past which its writes
+   * change nothing from `deadline()` (measured again after each answer), and whether this call is
+   * still in time from `inTime()`. `onLate` gets what `work` answers after the call timed out.
    */
-  const call = <T>(operation: string, ms: number, work: (deadline: number) => Promise<T>, onLate?: (value: T) => unknown): Promise<T> => {
+  const call = <T>(
+    operation: string,
+    ms: number,
+    work: (deadline: () => number, inTime: () => boolean) => Promise<T>,
+    onLate?: (value: T) => unknown,
+  ): Promise<T> => {
     const localDeadline = monotonicNow() + ms;
     const running = Promise.resolve().then(async () => {
       await ensureTable();
-      return work(clock.deadline(localDeadline));
+      return work(
+        () => clock.deadline(localDeadline),
+        () => monotonicNow() < localDeadline,
+      );
     });
     let late = false;
     if (onLate) running.then((value) => (late ? onLate(value) : undefined)).catch(() => {});
@@ -141,13 +150,22 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
       );
     });
   };
-  /** Runs `statements` as one batch and answers the rows of each, sampling D1's clock where a row has it. */
-  const rows = async (statements: D1PreparedStatementLike[]): Promise<Array<Array<Record<string, unknown>>>> => {
-    const results = (await db.batch(statements)).map(rowsOf);
-    const answeredAt = monotonicNow();
-    for (const result of results) if (result[0] && 'now' in result[0]) clock.sample(result[0].now, answeredAt);
-    return results;
+  /**
+   * Runs `statements` as one batch, then D1's time (sampled for later deadlines), and answers the
+   * rows of each statement and that time.
+   */
+  const rows = async (statements: D1PreparedStatementLike[]): Promise<{ results: Array<Array<Record<string, unknown>>>; now: number }> => {
+    const results = (await db.batch([...statements, db.prepare(sql.now)])).map(rowsOf);
+    const now = Number(results.pop()?.[0]?.now);
+    clock.sample(now, monotonicNow());
+    return { results, now };
   };
+  /**
+   * `true` when a write refused at `deadline` may have been refused for its deadline alone while this
+   * call is still in time: this isolate's clock stepped back since D1's time was last measured. The
+   * answer measured it again; the write is tried once more.
+   */
+  const refusedEarly = (now: number, deadline: number, inTime: () => boolean) => now > deadline && inTime();
   /** Statements reading the records of `keys` (distinct), {@link MAX_READ_KEYS} at a time. */
   const readStatements = (keys: readonly string[]) => {
     const statements: D1PreparedStatementLike[] = [];
@@ -165,36 +183,68 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
   };
   /** Runs one write that returns a row when it acted. */
   const write = (operation: string, statement: (deadline: number) => D1PreparedStatementLike) =>
-    call(operation, timeoutMs, async (deadline) => ((await rows([statement(deadline)]))[0]?.length ?? 0) > 0);
+    call(operation, timeoutMs, async (deadline, inTime) => {
+      for (let attempt = 1; ; attempt++) {
+        const at = deadline();
+        const { results, now } = await rows([statement(at)]);
+        if ((results[0]?.length ?? 0) > 0) return true;
+        if (attempt > 1 || !refusedEarly(now, at, inTime)) return false;
+      }
+    });
   const readMany = async (keys: readonly string[]): Promise<Array<StoreRecord | undefined>> => {
     if (keys.length === 0) return [];
-    const records = byKey(await rows(readStatements([...new Set(keys)])));
+    const records = byKey((await rows(readStatements([...new Set(keys)]))).results);
     return keys.map((key) => records.get(key));
   };
   const readOne = (key: string) => call('read', timeoutMs, async () => (await readMany([key]))[0]);
+  /**
+   * Claims each request in one batch: one upsert per request, in order, that answers the record it
+   * granted, then the records of the keys, for the answers it did not grant. `missed` lists the
+   * requests not granted although their key was free or absent: refused for their deadline (or a
+   * lease that ended within the batch); an absent key has no answer.
+   */
+  const claimOnce = async (requests: readonly StoreClaimRequest[], deadline: number) => {
+    const upserts = requests.map((request) =>
+      db.prepare(sql.claim).bind(request.key, toColumn(request.data, 'data'), request.owner, request.leaseMs, deadline),
+    );
+    const { results, now } = await rows([...upserts, ...readStatements([...new Set(requests.map((request) => request.key))])]);
+    const found = byKey(results.slice(upserts.length));
+    const missed: number[] = [];
+    const answers = requests.map((request, i): StoreClaim | undefined => {
+      const granted = results[i]?.[0];
+      if (granted) return { state: 'claimed', record: toRecord(granted) };
+      const record = found.get(request.key);
+      if (!record?.settled && record?.owner === undefined) missed.push(i);
+      return record && { state: record.settled ? 'settled' : 'busy', record };
+    });
+    return { answers, missed, now };
+  };
 
   const store: D1Store = {
     kind: 'd1',
     async claim(requests) {
       for (const request of requests) checkRequest(request);
       if (requests.length === 0) return [];
-      const claims = await call(
+      return call(
         'claim',
         timeoutMs,
-        async (deadline) => {
-          // One upsert per request, in order, then the records of the keys it did not grant.
-          const upserts = requests.map((request) =>
-            db.prepare(sql.claim).bind(request.key, toColumn(request.data, 'data'), request.owner, request.leaseMs, deadline),
-          );
-          const results = await rows([...upserts, ...readStatements([...new Set(requests.map((request) => request.key))])]);
-          const found = byKey(results.slice(upserts.length));
-          return requests.map((request, i): StoreClaim => {
-            const granted = results[i]?.[0];
-            if (granted) return { state: 'claimed', record: toRecord(granted) };
-            const record = found.get(request.key);
-            if (!record)
-              throw new StoreTimeoutError(`d1Store: the claim of ${request.key} reached D1 after its deadline; nothing was claimed.`);
-            return { state: record.settled ? 'settled' : 'busy', record };
+        async (deadline, inTime) => {
+          const at = deadline();
+          const { answers, missed, now } = await claimOnce(requests, at);
+          // Tried once more when this call is still in time (this isolate's clock stepped back): only
+          // those requests, so that no granted claim is counted twice.
+          if (missed.length > 0 && refusedEarly(now, at, inTime)) {
+            const retried = await claimOnce(
+              missed.map((i) => requests[i] as StoreClaimRequest),
+              deadline(),
+            );
+            missed.forEach((i, j) => {
+              answers[i] = retried.answers[j];
+            });
+          }
+          return answers.map((answer, i) => {
+            if (answer) return answer;
+            throw new StoreTimeoutError(`d1Store: the claim of ${requests[i]?.key} reached D1 after its deadline; nothing was claimed.`);
           });
         },
         // A claim granted after the call gave up would hold its key for a whole lease: given back.
@@ -205,7 +255,6 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
           }
         },
       );
-      return claims;
     },
     async renew(key, owner, leaseMs) {
       checkRequest({ key, owner, leaseMs });
@@ -239,22 +288,32 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
       const effects = checkEffects(await effect(undefined));
       // Whose settling the guard looks for: this call's alone.
       const token = `transact:${globalThis.crypto.randomUUID()}`;
-      const outcome = await call('transact', transactTimeoutMs, async (deadline) => {
-        try {
-          await db.batch([
+      const batch = (deadline: number) =>
+        db
+          .batch([
             db.prepare(sql.transactSettle).bind(key, data, result, token, deadline),
             db.prepare(sql.transactGuard).bind(key, token),
             ...effects,
-          ]);
-          return 'done' as const;
-        } catch (error) {
-          if (messagesOf(error).some((message) => sql.duplicate.test(message))) return 'refused' as const;
-          throw error;
+          ])
+          .then(
+            () => 'done' as const,
+            (error: unknown) => {
+              if (messagesOf(error).some((message) => sql.duplicate.test(message))) return 'refused' as const;
+              throw error;
+            },
+          );
+      return call('transact', transactTimeoutMs, async (deadline, inTime) => {
+        for (let attempt = 1; ; attempt++) {
+          const at = deadline();
+          if ((await batch(at)) === 'done') return { state: 'done' };
+          // The guard refused the batch: the key was settled first by a duplicate, or is held; or,
+          // neither, the batch came past its deadline.
+          const { results, now } = await rows(readStatements([key]));
+          const record = results[0]?.[0] && toRecord(results[0][0]);
+          if (record?.settled) return { state: 'settled' };
+          if (record?.owner !== undefined || attempt > 1 || !refusedEarly(now, at, inTime)) return { state: 'busy' };
         }
       });
-      if (outcome === 'done') return { state: 'done' };
-      // The guard refused the batch: the key was settled first by a duplicate, or is held.
-      return (await readOne(key))?.settled ? { state: 'settled' } : { state: 'busy' };
     },
   };
   return store;

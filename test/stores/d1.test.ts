@@ -23,6 +23,29 @@ const SCHEMA = [
   'CREATE TABLE IF NOT EXISTS ledger (id INTEGER PRIMARY KEY AUTOINCREMENT, payment_uuid TEXT NOT NULL, amount INTEGER NOT NULL)',
 ];
 
+/** Statements whose batch is in flight, kept reachable: see {@link pinned}. */
+const inFlight = new Set<D1PreparedStatementLike[]>();
+
+/**
+ * Miniflare's Node-side D1 binding, with the statements of each batch kept reachable until D1
+ * answers. Miniflare frees an object in workerd once its Node proxy is garbage collected; a batch's
+ * statements, unreachable once the request is sent, could be freed before workerd reads them. Not
+ * an issue in a Worker, where there is no proxy.
+ */
+function pinned(db: D1DatabaseLike): D1DatabaseLike {
+  return {
+    prepare: (sql) => db.prepare(sql),
+    batch: async (statements) => {
+      inFlight.add(statements);
+      try {
+        return await db.batch(statements);
+      } finally {
+        inFlight.delete(statements);
+      }
+    },
+  };
+}
+
 /** A Worker's D1 binding, persisted under `persist`: a second call after `stop()` is a restart. */
 async function startD1(): Promise<{ db: D1DatabaseLike; stop: () => Promise<void> }> {
   const mf = new Miniflare({
@@ -33,7 +56,7 @@ async function startD1(): Promise<{ db: D1DatabaseLike; stop: () => Promise<void
     d1Persist: persist,
   });
   running.push(mf);
-  const db = (await mf.getD1Database('DB')) as unknown as D1DatabaseLike;
+  const db = pinned((await mf.getD1Database('DB')) as unknown as D1DatabaseLike);
   await db.batch(SCHEMA.map((sql) => db.prepare(sql)));
   return {
     db,
@@ -332,7 +355,7 @@ describe('d1Store on Miniflare D1', () => {
     const worker = (name: string) => ({ name, modules: true, script, d1Databases: { DB: 'payments-store' } });
     const mf = new Miniflare({ compatibilityDate: '2026-01-01', d1Persist: persist, workers: [worker('a'), worker('b')] });
     running.push(mf);
-    const db = (await mf.getD1Database('DB', 'a')) as unknown as D1DatabaseLike;
+    const db = pinned((await mf.getD1Database('DB', 'a')) as unknown as D1DatabaseLike);
     await db.batch(SCHEMA.map((sql) => db.prepare(sql)));
     // Miniflare types its Fetcher with workerd's Request; only fetch(url, init) is used here.
     type Fetcher = { fetch(url: string, init: { method: string; body: string }): Promise<{ json(): Promise<unknown> }> };
@@ -403,6 +426,52 @@ describe('d1Store on Miniflare D1', () => {
     expect(await count(db, 'SELECT COUNT(*) AS n FROM ledger WHERE payment_uuid = ?', 'p-late')).toBe(0);
   });
 
+  it("a Worker clock set back after D1's time was measured refuses nothing: the store measures again and retries once", async () => {
+    const { db } = await startD1();
+    const { db: counted, calls } = slowed(db);
+    const store = d1Store(counted, { table: 'stepped' });
+    const key = storeKey('bulk', 'b-step', 'row-1');
+    await store.read([key]); // D1's time measured against this clock
+    const real = performance.now.bind(performance);
+    vi.spyOn(performance, 'now').mockImplementation(() => real() - 60_000);
+    try {
+      let before = calls.batches;
+      // The first deadline falls a minute early by D1's clock: the answer says so, and the claim is tried again.
+      expect((await store.claim([{ key, owner: 'o', leaseMs: 60_000 }]))[0]).toMatchObject({ state: 'claimed', record: { claims: 1 } });
+      expect(calls.batches - before).toBe(2);
+      before = calls.batches;
+      // Measured again: no more retries.
+      expect(await store.renew(key, 'o', 60_000)).toBe(true);
+      expect(calls.batches - before).toBe(1);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    // Set back once more, further: settle, release and transact correct themselves too.
+    vi.spyOn(performance, 'now').mockImplementation(() => real() - 120_000);
+    try {
+      expect(await store.settle(key, 'o', { ok: true })).toBe(true);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    vi.spyOn(performance, 'now').mockImplementation(() => real() - 180_000);
+    try {
+      const other = storeKey('bulk', 'b-step', 'row-2');
+      await store.claim([{ key: other, owner: 'o', leaseMs: 60_000 }]);
+      vi.spyOn(performance, 'now').mockImplementation(() => real() - 240_000);
+      expect(await store.release(other, 'o', { n: 1 })).toBe(true);
+      vi.spyOn(performance, 'now').mockImplementation(() => real() - 300_000);
+      expect(
+        await store.transact(storeKey('webhook', 'evt_step'), () => [
+          db.prepare('INSERT INTO ledger (payment_uuid, amount) VALUES (?, ?)').bind('p-step', 1),
+        ]),
+      ).toEqual({ state: 'done' });
+      expect(await count(db, 'SELECT COUNT(*) AS n FROM ledger WHERE payment_uuid = ?', 'p-step')).toBe(1);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    expect(await store.read([key])).toEqual([expect.objectContaining({ settled: true, claims: 1, result: { ok: true } })]);
+  });
+
   it('a claim granted by D1 whose answer came after the call timed out is given back', async () => {
     const { db } = await startD1();
     const { db: slow, delay } = slowed(db);
@@ -445,8 +514,8 @@ const startContractD1 = () => {
       d1Databases: { DB: 'payments-store-contract' },
     });
     const mf = new Miniflare({ compatibilityDate: '2026-01-01', d1Persist: persist, workers: [worker('one'), worker('two')] });
-    const one = (await mf.getD1Database('DB', 'one')) as unknown as D1DatabaseLike;
-    const two = (await mf.getD1Database('DB', 'two')) as unknown as D1DatabaseLike;
+    const one = pinned((await mf.getD1Database('DB', 'one')) as unknown as D1DatabaseLike);
+    const two = pinned((await mf.getD1Database('DB', 'two')) as unknown as D1DatabaseLike);
     await one.prepare('CREATE TABLE IF NOT EXISTS contract_effects (tag TEXT NOT NULL)').run();
     return { mf, one, two };
   })();
