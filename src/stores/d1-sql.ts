@@ -31,13 +31,14 @@ export function isTableName(name: unknown): name is string {
 /** The statements of a store on table `table` (checked by {@link isTableName}), every identifier quoted. */
 export function d1Sql(table: string) {
   const t = `"${table}"`;
-  /** The columns of a record as the store answers it, plus D1's clock. */
+  /** The columns of a record as the store answers it. */
   const record =
     `"key", "data", "claims", ${NOW} - "created_ms" AS "age", "settled", "result", "note", ` +
-    `CASE WHEN "settled" = 0 AND "lease_ms" > ${NOW} THEN "owner" END AS "owner", ${NOW} AS "now"`;
+    `CASE WHEN "settled" = 0 AND "lease_ms" > ${NOW} THEN "owner" END AS "owner"`;
   return {
-    /** Creates the table; then D1's clock, for the deadlines of later calls. */
+    /** Creates the table. */
     schema: `CREATE TABLE IF NOT EXISTS ${t} ("key" TEXT NOT NULL PRIMARY KEY, "data" TEXT, "claims" INTEGER NOT NULL, "created_ms" INTEGER NOT NULL, "settled" INTEGER NOT NULL DEFAULT 0, "result" TEXT, "note" TEXT, "owner" TEXT, "lease_ms" INTEGER)`,
+    /** D1's time: the last statement of every batch, for the deadlines of later calls. */
     now: `SELECT ${NOW} AS "now"`,
     /**
      * Claims ?1 for owner ?3 with a lease of ?4 ms (`data` ?2 on a new key) before deadline ?5: a new

@@ -8,7 +8,7 @@
 import { PaymentsError } from '../core/errors.js';
 import { positiveInt } from '../internal/positive-int.js';
 import { withinTime } from '../internal/within-time.js';
-import { D1Clock, monotonicNow } from './d1-clock.js';
+import { D1Clock, localNow } from './d1-clock.js';
 import { toColumn, toRecord } from './d1-rows.js';
 import { d1Sql, isTableName, MAX_READ_KEYS } from './d1-sql.js';
 import type { D1DatabaseLike, D1Effects, D1PreparedStatementLike, D1ResultLike } from './d1-types.js';
@@ -112,7 +112,7 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
   let ready: Promise<void> | undefined;
   const ensureTable = () => {
     ready ??= db.batch([db.prepare(sql.schema), db.prepare(sql.now)]).then(
-      (results) => clock.sample(rowsOf(results[1])[0]?.now, monotonicNow()),
+      (results) => clock.sample(rowsOf(results[1])[0]?.now, localNow()),
       (error: unknown) => {
         // Tried again by the next call: a D1 that was briefly unreachable does not stay broken.
         ready = undefined;
@@ -133,12 +133,12 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
     work: (deadline: () => number, inTime: () => boolean) => Promise<T>,
     onLate?: (value: T) => unknown,
   ): Promise<T> => {
-    const localDeadline = monotonicNow() + ms;
+    const localDeadline = localNow() + ms;
     const running = Promise.resolve().then(async () => {
       await ensureTable();
       return work(
         () => clock.deadline(localDeadline),
-        () => monotonicNow() < localDeadline,
+        () => localNow() < localDeadline,
       );
     });
     let late = false;
@@ -157,7 +157,7 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
   const rows = async (statements: D1PreparedStatementLike[]): Promise<{ results: Array<Array<Record<string, unknown>>>; now: number }> => {
     const results = (await db.batch([...statements, db.prepare(sql.now)])).map(rowsOf);
     const now = Number(results.pop()?.[0]?.now);
-    clock.sample(now, monotonicNow());
+    clock.sample(now, localNow());
     return { results, now };
   };
   /**
