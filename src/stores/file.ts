@@ -106,7 +106,9 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     if (opening) return opening;
     opening = (async () => {
       node = loadFs('fileStore');
-      unlock = await takeLock(node.fs, 'fileStore', lockPath, path);
+      unlock = await takeLock(node.fs, 'fileStore', lockPath, path).catch((error: unknown) => {
+        throw cannotOpen(path, error);
+      });
       try {
         await load(node);
       } catch (error) {
@@ -116,7 +118,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
         const release = unlock;
         unlock = undefined;
         await release?.();
-        throw error;
+        throw cannotOpen(path, error);
       }
     })();
     opening.catch(() => {
@@ -337,6 +339,18 @@ function replay(table: RecordTable, text: string, path: string): number {
     });
   }
   return rows.length - 1;
+}
+
+/** A PaymentsError as it is, anything else (a file system error) wrapped in one that names the file. */
+function cannotOpen(path: string, error: unknown): PaymentsError {
+  if (error instanceof PaymentsError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  return new PaymentsError(
+    `fileStore: cannot open ${path}${typeof code === 'string' ? ` (${code})` : ''}: ${String((error as Error)?.message ?? error)}`,
+    {
+      cause: error,
+    },
+  );
 }
 
 function notAStoreFile(path: string): PaymentsError {

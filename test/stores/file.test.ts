@@ -233,7 +233,7 @@ describe('fileStore', () => {
     }
   }, 60_000);
 
-  it('says what to use where there is no file system; refuses an empty path and bad options', async () => {
+  it('says what to use where there is no file system; names the file it cannot open; refuses an empty path and bad options', async () => {
     const original = process.getBuiltinModule;
     Object.defineProperty(process, 'getBuiltinModule', { value: undefined, configurable: true, writable: true });
     try {
@@ -244,6 +244,11 @@ describe('fileStore', () => {
     } finally {
       Object.defineProperty(process, 'getBuiltinModule', { value: original, configurable: true, writable: true });
     }
+    const missingDir = join(dir, 'no-such-dir', 'x.store');
+    const unopened = await caught(fileStore(missingDir).read([]));
+    expect(unopened).toBeInstanceOf(PaymentsError);
+    expect(unopened.message).toMatch(/^fileStore: cannot open .*no-such-dir.*x\.store \(ENOENT\): /);
+    expect(unopened.cause).toMatchObject({ code: 'ENOENT' });
     expect(() => fileStore('')).toThrow('fileStore(path): path must be a non-empty string.');
     expect(() => fileStore(newPath(), { timeoutMs: 0 })).toThrow('fileStore: timeoutMs must be a positive integer, got 0.');
     expect(fileStore(newPath()).kind).toBe('file');
