@@ -13,6 +13,7 @@
  * runtime: the Node-only stores load `node:` modules when first used.
  * @packageDocumentation
  */
+export { type D1Effects, type D1Store, type D1StoreOptions, d1Store } from './d1.js';
 export { StoreFullError, StoreTimeoutError } from './errors.js';
 export { type FileStoreOptions, fileStore } from './file.js';
 export { type MemoryStoreOptions, memoryStore } from './memory.js';
