@@ -13,18 +13,12 @@
  * runtime: the Node-only stores load `node:` modules when first used.
  * @packageDocumentation
  */
-export { type D1Effects, type D1Store, type D1StoreOptions, d1Store } from './d1.js';
+export { type D1Store, type D1StoreOptions, d1Store } from './d1.js';
 export { StoreFullError, StoreTimeoutError } from './errors.js';
 export { type FileStoreOptions, fileStore } from './file.js';
 export { type MemoryStoreOptions, memoryStore } from './memory.js';
 export { type PostgresStore, type PostgresStoreOptions, postgresStore, type StoreTransaction } from './postgres/store.js';
-export {
-  type IORedisStoreClient,
-  type NodeRedisStoreClient,
-  type RedisStoreClient,
-  type RedisStoreOptions,
-  redisStore,
-} from './redis.js';
+export { type RedisStoreOptions, redisStore } from './redis.js';
 export type {
   Store,
   StoreClaim,

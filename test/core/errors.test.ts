@@ -19,8 +19,8 @@ import {
   RateLimitError,
   ResponseValidationError,
   UnprocessableEntityError,
-  WebhookVerificationError,
 } from 'payments-sdk';
+import { WebhookVerificationError } from 'payments-sdk/webhooks';
 import { describe, expect, it } from 'vitest';
 import { makeAPIError } from '../../src/core/errors.js';
 import { parseRetryAfter } from '../../src/internal/retry-after.js';
