@@ -174,9 +174,9 @@ export interface MockServiceOptions {
   countries?: Record<string, MockCountry>;
   /** Exchange rates, `'FROM/TO'` → rate. Default {@link DEFAULT_RATES}. Replaces the table (`{}`: no conversion possible). */
   rates?: Record<string, number>;
-  /** The fee rule. Default {@link DEFAULT_FEES}. */
+  /** The fee rule. Default: the service's published fees for each operator. */
   fees?: MockFeeRule;
-  /** Decides whether a direct charge is refused (422 with `failure_reason`). Default {@link defaultRefusal}. */
+  /** Decides whether a direct charge is refused (422 with `failure_reason`). Default: a phone number ending in `000001`, `000002` or `000003` is refused (`insufficient_funds`, `payer_declined`, `account_blocked`). */
   refuseCharge?: (charge: MockChargeInput) => string | null;
   /** Lifetime of a checkout session. Default one hour. */
   checkoutSessionTtlMs?: number;

@@ -24,7 +24,7 @@ export const MOCK_DELIVERY_RETRY_DELAYS_MS: readonly number[] = Object.freeze([6
 
 /** What one delivery attempt gave. */
 export interface MockDeliveryAttempt {
-  /** 1 for the first attempt, up to {@link MOCK_DELIVERY_MAX_ATTEMPTS}, and one more for each resend (`mock.resendDelivery()`). */
+  /** 1 for the first attempt, up to 5, and one more for each resend (`mock.resendDelivery()`). */
   readonly number: number;
   /** When it was made, on the mock's clock. */
   readonly at: Date;

@@ -49,14 +49,14 @@ export interface VerifyWebhookInput {
  *   compared in constant time against every secret given. Its hex is read in either case (the
  *   service sends lowercase; the 32 bytes it encodes are what is compared).
  * - `X-Service-Event`, when present, must equal the body's `type`.
- * - `data` is validated: a {@link Payment} for `payment.succeeded` / `payment.failed`, a
- *   {@link Payout} for `payout.*`. A type the SDK does not know yet is returned untouched as
+ * - `data` is validated: a `Payment` for `payment.succeeded` / `payment.failed`, a
+ *   `Payout` for `payout.*`. A type the SDK does not know yet is returned untouched as
  *   `{ id, type, data }` (see {@link UnknownWebhookEvent}), never refused.
  *
  * @throws {@link WebhookVerificationError} with a `reason`: `missing_signature`,
  * `malformed_signature`, `signature_mismatch`, `invalid_payload` (not the raw body, not JSON, not
  * `{ id, type, data }`, or `data` of the wrong shape) or `event_type_mismatch`. Answer those with 400.
- * @throws {@link PaymentsError} when `secret` is missing or empty: a configuration error, not a bad
+ * @throws `PaymentsError` when `secret` is missing or empty: a configuration error, not a bad
  * delivery (answer 500, so the service retries once it is fixed).
  */
 export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookEvent> {
@@ -104,7 +104,7 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
 
 /**
  * The secrets as a non-empty list of non-empty strings. A missing secret is a configuration error
- * (a {@link PaymentsError}), never a bad delivery. Messages never print a secret.
+ * (a `PaymentsError`), never a bad delivery. Messages never print a secret.
  */
 export function checkSecrets(secret: unknown, where: string): string[] {
   const list: unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [];
