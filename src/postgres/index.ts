@@ -12,17 +12,17 @@
  * ```
  * @packageDocumentation
  */
-export type { InboxTransaction, WebhookInboxContext } from '../webhooks/inbox.js';
-export { StoreTimeoutError as DatabaseTimeoutError } from '../stores/postgres/errors.js';
-export {
-  type PgClientLike,
-  type PgPoolClientLike,
-  type PgPoolLike,
-  type PgQueryResultLike,
-  type PostgresDatabase,
-  type PostgresJsLike,
-  type PostgresJsResultLike,
+
+export type {
+  PgClientLike,
+  PgPoolClientLike,
+  PgPoolLike,
+  PgQueryResultLike,
+  PostgresDatabase,
+  PostgresJsLike,
+  PostgresJsResultLike,
 } from '../stores/postgres/driver.js';
+export type { InboxTransaction, WebhookInboxContext } from '../webhooks/inbox.js';
 export { type HandledPaymentKey, type PostgresInbox, type PostgresInboxOptions, postgresInbox } from './inbox.js';
 export {
   InboxReconcileError,
@@ -32,3 +32,4 @@ export {
   type ReconciledPaymentEvent,
 } from './inbox-reconcile.js';
 export { type PostgresJournal, type PostgresJournalOptions, postgresJournal } from './journal.js';
+export { DatabaseTimeoutError } from './timeout-error.js';

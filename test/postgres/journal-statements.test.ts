@@ -9,8 +9,8 @@ import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BulkClaimRequest } from '../../src/bulk/journal.js';
+import { StoreTimeoutError as DatabaseTimeoutError } from '../../src/stores/errors.js';
 import { sqlDriver } from '../../src/stores/postgres/driver.js';
-import { StoreTimeoutError as DatabaseTimeoutError } from '../../src/stores/postgres/errors.js';
 import { claimRequest } from '../helpers/bulk.js';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
 

@@ -9,8 +9,8 @@ import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PostgresDatabase } from '../../src/stores/postgres/driver.js';
-import { StoreTimeoutError, StoreUnavailableError } from '../../src/stores/postgres/errors.js';
 import { type PostgresStore, postgresStore, type StoreTransaction } from '../../src/stores/postgres/store.js';
+import { StoreTimeoutError, StoreUnavailableError } from '../../src/stores/postgres/unavailable.js';
 import { storeKey } from '../../src/stores/store.js';
 import { caught } from '../helpers/caught.js';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
@@ -142,7 +142,9 @@ describePostgres('postgresStore', () => {
           expect(postgresStore(pool, { table, ...(schema && { schema }) }).table).toBe('"public"."t"');
         }
         expect(postgresStore(pool, { table: '"T$1"', schema: 'app' }).table).toBe('"app"."T$1"');
-        expect(postgresStore(pool, { table: 'a' }).schemaSql()).toMatch(/^-- payments-sdk store[\s\S]*CREATE TABLE IF NOT EXISTS "public"."a" \(/);
+        expect(postgresStore(pool, { table: 'a' }).schemaSql()).toMatch(
+          /^-- payments-sdk store[\s\S]*CREATE TABLE IF NOT EXISTS "public"."a" \(/,
+        );
       } finally {
         await pool.end();
       }
@@ -161,7 +163,9 @@ describePostgres('postgresStore', () => {
         for (let round = 0; round < 5; round++) {
           await admin.query('DROP TABLE IF EXISTS spelled');
           const spellings = ['spelled', 'public.spelled', '"spelled"', 'PUBLIC.SPELLED'];
-          await Promise.all(spellings.flatMap((table) => [postgresStore(pool, { table }).migrate(), postgresStore(sql, { table }).migrate()]));
+          await Promise.all(
+            spellings.flatMap((table) => [postgresStore(pool, { table }).migrate(), postgresStore(sql, { table }).migrate()]),
+          );
         }
         const columns = await admin.query(
           "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'spelled' ORDER BY ordinal_position",
@@ -289,7 +293,10 @@ describePostgres('postgresStore', () => {
           return rows[0]?.n === 0;
         });
         expect((await store.read([key]))[0]).toMatchObject({ claims: 1 });
-        expect((await store.claim([{ key, owner: 'C', leaseMs: LONG }]))[0]).toMatchObject({ state: 'claimed', record: { claims: 2, owner: 'C' } });
+        expect((await store.claim([{ key, owner: 'C', leaseMs: LONG }]))[0]).toMatchObject({
+          state: 'claimed',
+          record: { claims: 2, owner: 'C' },
+        });
       });
 
       it('a database that stops answering (SIGSTOP): calls fail within their bound, and nothing lands once it answers again', async () => {
