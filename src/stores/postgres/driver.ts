@@ -462,7 +462,8 @@ async function transaction<T>(
     query(text, params) {
       // Past the deadline nothing more reaches the connection: the server may end it any moment,
       // and what is sent now would land after the caller was told it failed.
-      if (!usable || !connection || late()) return Promise.reject(timedOut());
+      if (late()) return Promise.reject(timedOut());
+      if (!usable || !connection) return Promise.reject(new PaymentsError('This transaction is over: run statements while its effect runs.'));
       return connection.query(text, params);
     },
   };

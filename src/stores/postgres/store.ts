@@ -184,7 +184,7 @@ export function postgresStore(db: PostgresDatabase, options: PostgresStoreOption
       let effectError: { error: unknown } | undefined;
       try {
         return await driver.transaction(transactMs, async (session): Promise<StoreTransactResult> => {
-          const taken = await session.query(sql.transact, [key, jsonOrNull(transactOptions.data), jsonOrNull(transactOptions.result)]);
+          const taken = await session.query(sql.transact, [key, jsonOrNull(transactOptions?.data), jsonOrNull(transactOptions?.result)]);
           if (taken.rowCount === 0) {
             const { rows } = await session.query(sql.transactFound, [key]);
             return { state: rows[0]?.settled === true ? 'settled' : 'busy' };
