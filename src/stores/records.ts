@@ -114,23 +114,26 @@ export class RecordTable {
 
   /** Settles `key` while `owner` is its last claimant (its lease may have ended); `undefined` otherwise. */
   settle(key: string, owner: string, result: StoreJsonObject | undefined, now: number): HeldRecord | undefined {
-    const found = this.#live(key, now);
-    if (!found || found.settled || found.owner !== owner) return undefined;
-    found.settled = true;
-    if (result !== undefined) found.result = copyJson(result);
-    found.owner = undefined;
-    found.leaseUntil = undefined;
-    this.#touch(found, now);
-    return found;
+    return this.#endClaim(key, owner, now, (found) => {
+      found.settled = true;
+      if (result !== undefined) found.result = copyJson(result);
+    });
   }
 
   /** Ends `owner`'s claim, keeping `note`; `undefined` when `owner` is not the key's last claimant. */
   release(key: string, owner: string, note: StoreJsonObject | undefined, now: number): HeldRecord | undefined {
+    return this.#endClaim(key, owner, now, (found) => {
+      if (note !== undefined) found.note = copyJson(note);
+    });
+  }
+
+  /** Ends the claim of `owner`, the key's last claimant, after `change`; `undefined` when it is not, or the key is settled. */
+  #endClaim(key: string, owner: string, now: number, change: (found: HeldRecord) => void): HeldRecord | undefined {
     const found = this.#live(key, now);
     if (!found || found.settled || found.owner !== owner) return undefined;
+    change(found);
     found.owner = undefined;
     found.leaseUntil = undefined;
-    if (note !== undefined) found.note = copyJson(note);
     this.#touch(found, now);
     return found;
   }
