@@ -270,6 +270,35 @@ describePostgres('postgresStore', () => {
         }
       });
 
+      it('the server ending the session inside the effect (pg_terminate_backend): the call fails, nothing lands, and the store goes on', async () => {
+        for (const swallow of [false, true]) {
+          const key = storeKey('webhook', `evt_terminated_${swallow}`);
+          const error = await caught(
+            store.transact(key, async ({ tx }) => {
+              await tx.query('INSERT INTO effects (tag) VALUES ($1)', ['terminated']);
+              const pid = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+              await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+              // The effect that swallows the failure still must not commit anything.
+              const next = tx.query('SELECT 1');
+              if (swallow) await next.catch(() => {});
+              else await next;
+            }),
+          );
+          expect(error).toBeInstanceOf(Error);
+          expect(await harness.count('terminated')).toBe(0);
+          if (driver.name === 'pg Client') {
+            expect(await caught(store.read([key]))).toMatchObject({
+              name: 'StoreUnavailableError',
+              message: expect.stringMatching(/pg Client's connection has ended.*pass a pg Pool/),
+            });
+            return;
+          }
+          await until('the store to answer again', async () => (await store.read([key]).catch(() => undefined)) !== undefined);
+          expect(await store.read([key])).toEqual([undefined]);
+        }
+        expect(await store.transact(storeKey('webhook', 'evt_after'), harness.effect('after'))).toEqual({ state: 'done' });
+      });
+
       it('a claim waiting on a lock gives up within its bound and never lands later', async () => {
         const key = storeKey('bulk', 'b', 'locked');
         expect((await store.claim([{ key, owner: 'A', leaseMs: 1 }]))[0]?.state).toBe('claimed');

@@ -374,7 +374,7 @@ function postgresJsOpener(sql: PostgresJsLike): Opener {
       const writable = async () => {
         // A statement that failed may have failed with the connection: its close is reported to
         // `begin` within the same turn of the event loop, so one turn later `closed` is known.
-        if (failed) await new Promise((resolve) => setImmediate(resolve));
+        if (failed) await new Promise((resolve) => setTimeout(resolve, 0));
         return !closed && !settled;
       };
       const connection = (tx: PostgresJsTransactionLike): Connection => {
