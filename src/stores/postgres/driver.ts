@@ -463,7 +463,7 @@ async function transaction<T>(
       // Past the deadline nothing more reaches the connection: the server may end it any moment,
       // and what is sent now would land after the caller was told it failed.
       if (late()) return Promise.reject(timedOut());
-      if (!usable || !connection) return Promise.reject(new PaymentsError('This transaction is over: run statements while its effect runs.'));
+      if (!usable || !connection) return Promise.reject(new PaymentsError('This transaction is over: use tx while the effect runs.'));
       return connection.query(text, params);
     },
   };
