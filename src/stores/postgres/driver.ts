@@ -393,10 +393,9 @@ function postgresJsOpener(sql: PostgresJsLike): Opener {
             });
           },
           query: async (text, params) => {
-            const result = run(text, params);
             try {
-              await bounds;
-              const rows = await result;
+              // Both awaited together: the statement's failure is handled even when the bounds failed first.
+              const [, rows] = await Promise.all([bounds, run(text, params)]);
               return { rows: rows as unknown as Record<string, unknown>[], rowCount: rows.count ?? 0 };
             } catch (error) {
               failed = true;
