@@ -163,6 +163,7 @@ const ENTRIES = {
       'StoreTimeoutError',
       'StoreTransactResult',
       'StoreTransaction',
+      'StoreUnavailableError',
       'd1Store',
       'fileStore',
       'memoryStore',

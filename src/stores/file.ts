@@ -14,6 +14,7 @@
  */
 import type * as Fs from 'node:fs';
 import { PaymentsError } from '../core/errors.js';
+import { DAY_MS } from '../internal/durations.js';
 import { positiveInt } from '../internal/positive-int.js';
 import { withinTime } from '../internal/within-time.js';
 import { processNow } from './clock.js';
@@ -59,8 +60,6 @@ interface Line {
 /** The file is rewritten once it holds this many record lines, and more than twice as many as records. */
 const COMPACT_AFTER_LINES = 1_000;
 
-const DAY_MS = 86_400_000;
-
 /**
  * A store in a file at `path` (created when missing), for one Node.js (22.3+), Bun or Deno process
  * at a time: a bulk payout you may resume after a crash, a single server's webhook endpoint that
@@ -79,7 +78,7 @@ const DAY_MS = 86_400_000;
  * await store.close();
  * ```
  */
-export function fileStore(path: string, options: FileStoreOptions = {}): Store {
+export function fileStore(path: string, options: FileStoreOptions = {}): Store & { close(): Promise<void> } {
   if (typeof path !== 'string' || path.trim() === '') throw new PaymentsError('fileStore(path): path must be a non-empty string.');
   if (options === null || typeof options !== 'object') throw new PaymentsError('fileStore(path, options): options must be an object.');
   const ttlMs = positiveInt(options.ttlMs, 30 * DAY_MS, 'fileStore: ttlMs');
@@ -193,6 +192,9 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       queue = [];
       waiters = [];
       try {
+        // After a failed write (perhaps half written) or a timeout, nothing more goes to the file:
+        // a line after a torn one would leave the file damaged before its last line.
+        if (failed) throw failed;
         if (!handle) throw new PaymentsError(`fileStore: ${path} is closed.`);
         await handle.appendFile(text);
         // fdatasync: the data and the size of the file (what reading it back needs), not its times.

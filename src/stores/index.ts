@@ -14,7 +14,7 @@
  * @packageDocumentation
  */
 export { type D1Store, type D1StoreOptions, d1Store } from './d1.js';
-export { StoreFullError, StoreTimeoutError } from './errors.js';
+export { StoreFullError, StoreTimeoutError, StoreUnavailableError } from './errors.js';
 export { type FileStoreOptions, fileStore } from './file.js';
 export { type MemoryStoreOptions, memoryStore } from './memory.js';
 export { type PostgresStore, type PostgresStoreOptions, postgresStore, type StoreTransaction } from './postgres/store.js';
