@@ -286,7 +286,8 @@ const STORE_URL_HELP = `${DEFAULT_STORE_DIR}/<batch id>.store, or ${STORE_URL_VA
  */
 function defaultStorePath(batchId: string): string {
   const safe = batchId.replace(/[^A-Za-z0-9._-]/g, '_');
-  const name = safe === batchId && !batchId.startsWith('.') ? safe : `${safe}-${createHash('sha256').update(batchId).digest('hex').slice(0, 12)}`;
+  const name =
+    safe === batchId && !batchId.startsWith('.') ? safe : `${safe}-${createHash('sha256').update(batchId).digest('hex').slice(0, 12)}`;
   return join(DEFAULT_STORE_DIR, `${name}.store`);
 }
 

@@ -28,8 +28,7 @@ export type StoreTarget = { kind: 'file'; path: string } | { kind: 'redis'; url:
 
 /** A store opened by a command, and how to close what was opened for it. */
 export interface OpenedStore {
-  // biome-ignore lint/suspicious/noExplicitAny: the Postgres store gives its webhook context, unused here
-  store: Store<any, any>;
+  store: Store<unknown, unknown>;
   target: StoreTarget;
   /** What to print about it: the file's path, or the kind and where the URL came from (never the URL). */
   shown: string;
@@ -57,6 +56,14 @@ export function storeTargetOf({ url, source }: StoreUrl): StoreTarget {
   if (scheme === 'redis' || scheme === 'rediss') return { kind: 'redis', url };
   if (scheme === 'postgres' || scheme === 'postgresql') return { kind: 'postgres', url };
   throw new CliError(`${source} must be a file path, or a redis://, rediss://, postgres:// or postgresql:// URL (it has ${scheme}://).`);
+}
+
+/** Closes `store`, then the connection opened for it. */
+function closing(store: Store<unknown, unknown>, closeDriver: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    await store.close?.();
+    await closeDriver();
+  };
 }
 
 /** Loads an optional driver; `undefined` when it is not installed. */
@@ -99,7 +106,14 @@ async function openTarget(target: StoreTarget, source: StoreUrl['source']): Prom
       client.on('error', () => {});
       await client.connect();
       const store = stores.redisStore(client);
-      return { store, target, shown, close: async () => void (await store.close?.(), await client.close()) };
+      return {
+        store,
+        target,
+        shown,
+        close: closing(store, async () => {
+          await client.close();
+        }),
+      };
     }
     const ioredis = await optional(() => import('ioredis'));
     if (!ioredis) throw new CliError(`${source} needs the redis or ioredis package, neither is installed: npm install redis`);
@@ -107,23 +121,45 @@ async function openTarget(target: StoreTarget, source: StoreUrl['source']): Prom
     client.on('error', () => {});
     await client.connect();
     const store = stores.redisStore(client);
-    return { store, target, shown, close: async () => void (await store.close?.(), client.disconnect()) };
+    return {
+      store,
+      target,
+      shown,
+      close: closing(store, async () => {
+        await client.disconnect();
+      }),
+    };
   }
+  const { postgresStore } = await import('../stores/postgres/store.js');
   const pg = await optional(() => import('pg'));
   if (pg) {
     const pool = new pg.default.Pool({ connectionString: target.url, max: 4, connectionTimeoutMillis: 10_000 });
     // An idle connection the server ends is replaced by the pool: nothing to report.
     pool.on('error', () => {});
-    const store = stores.postgresStore(pool);
+    const store = postgresStore(pool);
     await store.migrate();
-    return { store, target, shown, close: async () => void (await store.close?.(), await pool.end()) };
+    return {
+      store,
+      target,
+      shown,
+      close: closing(store, async () => {
+        await pool.end();
+      }),
+    };
   }
   const postgres = await optional(() => import('postgres'));
   if (!postgres) throw new CliError(`${source} needs the pg or postgres package, neither is installed: npm install pg`);
   const sql = postgres.default(target.url, { max: 4, onnotice: () => {} });
-  const store = stores.postgresStore(sql);
+  const store = postgresStore(sql);
   await store.migrate();
-  return { store, target, shown, close: async () => void (await store.close?.(), await sql.end({ timeout: 1 })) };
+  return {
+    store,
+    target,
+    shown,
+    close: closing(store, async () => {
+      await sql.end({ timeout: 1 });
+    }),
+  };
 }
 
 /**

@@ -389,8 +389,16 @@ describe('payments-sdk payouts bulk', () => {
 
     // Six payouts at the service, one per row.
     expect(paid()).toBe(6);
-    expect(new Set(mine().filter((p) => p.status === 201).map((p) => p.amount)).size).toBe(6);
-    const payouts = await new PaymentsClient({ apiKey: mock.liveApiKey as string, baseUrl: server.url }).payouts.list({ per_page: 100 }).toArray();
+    expect(
+      new Set(
+        mine()
+          .filter((p) => p.status === 201)
+          .map((p) => p.amount),
+      ).size,
+    ).toBe(6);
+    const payouts = await new PaymentsClient({ apiKey: mock.liveApiKey as string, baseUrl: server.url }).payouts
+      .list({ per_page: 100 })
+      .toArray();
     expect(payouts.filter((p) => Number(p.amount) >= 700_000 && Number(p.amount) <= 705_000)).toHaveLength(6);
   });
 
@@ -405,7 +413,11 @@ describe('payments-sdk payouts bulk', () => {
     expect(existsSync(storeFile('elsewhere'))).toBe(false);
     const secret = 'hunter2-secret';
     for (const [args, extra, says] of [
-      [['--store', `mysql://shop:${secret}@127.0.0.1/shop`], {}, '--store must be a file path, or a redis://, rediss://, postgres:// or postgresql:// URL'],
+      [
+        ['--store', `mysql://shop:${secret}@127.0.0.1/shop`],
+        {},
+        '--store must be a file path, or a redis://, rediss://, postgres:// or postgresql:// URL',
+      ],
       [[], { PAYMENTS_STORE_URL: `mysql://shop:${secret}@127.0.0.1/shop` }, 'PAYMENTS_STORE_URL must be a file path'],
     ] as const) {
       const result = await runCli(['payouts', 'bulk', file, '--batch-id', 'elsewhere', ...args], { ...env, ...extra });
