@@ -29,13 +29,18 @@ const NAMES: Record<string, string> = {
   inbox: 'webhook-events-and-inbox',
   // src/core/telemetry.ts: the Telemetry hooks, shared by the main, webhooks and opentelemetry entries.
   telemetry: 'telemetry',
-  // src/bulk/journal.ts: the BulkJournal interface and its records, shared by the main and postgres entries.
-  journal: 'bulk-journal',
   // src/core/reconcile.ts (with request-options.ts): the reconciliation types, shared by the main and postgres entries.
   reconcile: 'reconcile',
   // src/stores/store.ts: the Store contract and its records, shared by the stores entry and the entries that take a store.
   store: 'store',
 };
+
+/** Chunks whose rollup name another chunk also has, told apart by a name only they declare. */
+const BY_CONTENT: Array<{ name: string; declares: string; target: string }> = [
+  // src/stores/errors.ts: StoreTimeoutError and StoreFullError, shared by the stores entry and the main
+  // entry (bulk payouts' default memoryStore).
+  { name: 'errors', declares: 'declare class StoreTimeoutError', target: 'store-errors' },
+];
 
 const CHUNK = /^(?<name>[a-z-]+)-(?<hash>[A-Za-z0-9_-]{8})\.d\.(?<ext>c?ts)$/;
 
@@ -46,7 +51,8 @@ for (const file of files) {
   const match = CHUNK.exec(file);
   if (!match?.groups) continue;
   const { name, ext } = match.groups as { name: string; ext: string };
-  const target = NAMES[name];
+  const special = BY_CONTENT.find((c) => c.name === name && readFileSync(join(dist, file), 'utf8').includes(c.declares));
+  const target = special?.target ?? NAMES[name];
   if (target === undefined) unknown.push(file);
   else renames.set(file, `${target}.d.${ext}`);
 }
