@@ -8,7 +8,7 @@
  * (test/helpers/redis.ts).
  */
 import IORedis from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { redisStore } from '../../src/stores/index.js';
 import { storeKey } from '../../src/stores/store.js';
 import { allPayouts, liveClient, payoutMock } from '../helpers/bulk.js';
