@@ -9,7 +9,7 @@
  */
 import { redactSecrets, sanitizeError } from '../internal/redaction.js';
 import type { Store } from '../stores/store.js';
-import { CliError } from './exit-codes.js';
+import { CliError, describeError, EXIT } from './exit-codes.js';
 
 /** The environment variable holding the store's file path or URL. */
 export const STORE_URL_VARIABLE = 'PAYMENTS_STORE_URL';
@@ -87,7 +87,12 @@ export async function openStore(storeUrl: StoreUrl): Promise<OpenedStore> {
   try {
     return await openTarget(target, storeUrl.source);
   } catch (error) {
-    throw error instanceof CliError ? error : withoutStoreSecrets(error, storeUrl.url);
+    if (error instanceof CliError) throw error;
+    // One line that names the part that failed: the store, as given by the flag or the variable.
+    throw new CliError(
+      `the store (${storeUrl.source}) cannot be opened: ${describeError(withoutStoreSecrets(error, storeUrl.url))}`,
+      EXIT.service,
+    );
   }
 }
 
@@ -101,7 +106,11 @@ async function openTarget(target: StoreTarget, source: StoreUrl['source']): Prom
   if (target.kind === 'redis') {
     const nodeRedis = await optional(() => import('redis'));
     if (nodeRedis) {
-      const client = nodeRedis.createClient({ url: target.url });
+      // A server that cannot be reached fails the command after a few tries, instead of retrying for ever.
+      const client = nodeRedis.createClient({
+        url: target.url,
+        socket: { connectTimeout: 5000, reconnectStrategy: (retries, cause) => (retries >= 3 ? cause : 200 * (retries + 1)) },
+      });
       // A connection the server drops is reconnected by the client: the store's call reports it.
       client.on('error', () => {});
       await client.connect();
@@ -117,7 +126,12 @@ async function openTarget(target: StoreTarget, source: StoreUrl['source']): Prom
     }
     const ioredis = await optional(() => import('ioredis'));
     if (!ioredis) throw new CliError(`${source} needs the redis or ioredis package, neither is installed: npm install redis`);
-    const client = new ioredis.default(target.url, { lazyConnect: true });
+    const client = new ioredis.default(target.url, {
+      lazyConnect: true,
+      connectTimeout: 5000,
+      maxRetriesPerRequest: 1,
+      retryStrategy: (times) => (times > 3 ? null : 200 * times),
+    });
     client.on('error', () => {});
     await client.connect();
     const store = stores.redisStore(client);

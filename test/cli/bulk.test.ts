@@ -17,6 +17,7 @@ import { PaymentsClient } from 'payments-sdk';
 import { createMockService } from 'payments-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockHttpServer, startServer } from '../../src/testing/node-server.js';
+import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
 import { type CliResult, childEnv, cliPath, collect } from './support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-bulk-'));
@@ -353,9 +354,9 @@ describe('payments-sdk payouts bulk', () => {
   });
 
   it('the payroll, run with the sandbox key, then the live key, renamed, and without its store: each row paid exactly once', async () => {
-    const rows = [header, ...good(6, 700)];
+    const rows = [header, ...good(6, 70)];
     const file = csv('payroll-dec.csv', rows);
-    const mine = () => payoutPosts.filter((p) => p.amount >= 700_000 && p.amount <= 705_000);
+    const mine = () => payoutPosts.filter((p) => p.amount >= 70_000 && p.amount <= 75_000);
     const paid = () => mine().filter((p) => p.status === 201).length;
     const before = mock.requests.length;
 
@@ -399,11 +400,11 @@ describe('payments-sdk payouts bulk', () => {
     const payouts = await new PaymentsClient({ apiKey: mock.liveApiKey as string, baseUrl: server.url }).payouts
       .list({ per_page: 100 })
       .toArray();
-    expect(payouts.filter((p) => Number(p.amount) >= 700_000 && Number(p.amount) <= 705_000)).toHaveLength(6);
+    expect(payouts.filter((p) => Number(p.amount) >= 70_000 && Number(p.amount) <= 75_000)).toHaveLength(6);
   });
 
   it('--store takes another file, or a URL (PAYMENTS_STORE_URL too); a bad scheme is refused naming the source, never printing the URL', async () => {
-    const file = csv('elsewhere.csv', [header, ...good(2, 800)]);
+    const file = csv('elsewhere.csv', [header, ...good(2, 80)]);
     const path = join(dir, 'elsewhere.store');
     const first = await runCli(['payouts', 'bulk', file, '--batch-id', 'elsewhere', '--store', path, '--json'], env);
     expect(first.code, first.stderr).toBe(0);
@@ -425,6 +426,32 @@ describe('payments-sdk payouts bulk', () => {
       expect(result.stderr).toContain(says);
       expect(result.stderr + result.stdout).not.toContain(secret);
     }
+  });
+
+  describeRedis('with a Redis store', () => {
+    let redis: RedisServer;
+    beforeAll(async () => {
+      redis = await startRedisServer();
+    });
+    afterAll(() => redis?.stop());
+
+    it('PAYMENTS_STORE_URL=redis://… shares the batch: a rerun from another directory skips every row; a bad password is never printed', async () => {
+      const file = csv('redis.csv', [header, ...good(3, 60)]);
+      const first = await runCli(['payouts', 'bulk', file, '--batch-id', 'redis-1', '--json'], { ...env, PAYMENTS_STORE_URL: redis.url });
+      expect(first.code, first.stderr).toBe(0);
+      expect(JSON.parse(first.stdout.trim())).toMatchObject({ created: 3, store: 'redis (PAYMENTS_STORE_URL)' });
+      expect(existsSync(storeFile('redis-1'))).toBe(false);
+      const again = await runCli(['payouts', 'bulk', file, '--batch-id', 'redis-1', '--store', redis.url], env);
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stderr).toContain('created 0, replayed 0, skipped 3');
+
+      const secret = 'redis-pass-7Hq';
+      const closed = `redis://user:${secret}@127.0.0.1:1/0`;
+      const refused = await runCli(['payouts', 'bulk', file, '--batch-id', 'redis-2'], { ...env, PAYMENTS_STORE_URL: closed });
+      expect(refused.code).toBe(4);
+      expect(refused.stderr).toMatch(/^error: the store \(PAYMENTS_STORE_URL\) cannot be opened: /);
+      expect(refused.stderr + refused.stdout).not.toContain(secret);
+    });
   });
 
   it('a second run on the same store while the first runs is refused, naming its process; the first finishes', async () => {
