@@ -11,7 +11,7 @@ import { MockServiceError } from '../testing/mock-errors.js';
 import type { MockService } from '../testing/mock-service.js';
 
 /** Escapes text for HTML content and attribute values: the description and names are the merchant's. */
-function escapeHtml(value: unknown): string {
+export function escapeHtml(value: unknown): string {
   return String(value ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 

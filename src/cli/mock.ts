@@ -4,22 +4,26 @@
  * settle and payouts move along on their own after `--settle-after` ms; checkout sessions are paid
  * or cancelled on their hosted page (its own origin). With `--forward-to`, every webhook delivery is
  * posted, signed, to the merchant's endpoint, and one line per delivery gives the endpoint's status.
+ * The API's root serves a live dashboard (`dashboard/`); a `--seed` file keeps the keys and webhook
+ * secret across restarts (`seed-file.ts`).
  */
-import { readFile } from 'node:fs/promises';
 import type { Command } from 'commander';
-import { jsonSyntaxReason } from '../internal/json.js';
 import { isLoopback, type WebhookDelivery } from '../testing/delivery.js';
 import { MockServiceError } from '../testing/mock-errors.js';
 import { createMockService, type MockService } from '../testing/mock-service.js';
 import { type MockHttpServer, startServer } from '../testing/node-server.js';
-import type { MockSeed } from '../testing/options.js';
 import type { MockDelivery, MockDeliveryAttempt } from '../testing/webhook-schedule.js';
 import { answerHostedPage } from './checkout-page.js';
+import { DashboardFeed } from './dashboard/feed.js';
+import { maskSecret } from './dashboard/page.js';
+import { answerDashboard } from './dashboard/routes.js';
 import { CliError, describeError, EXIT } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { integerOption } from './integer-option.js';
 import { answerMockEvent } from './mock-events.js';
 import { printJson } from './output.js';
+import { completeCredentials, readSeedFile, saveCredentials } from './seed-file.js';
+import { shellWord } from './shell-word.js';
 
 interface MockOptions {
   port: number;
@@ -33,9 +37,6 @@ interface MockOptions {
 
 type AnyDelivery = WebhookDelivery<{ id: string; type: string; data: unknown }>;
 
-/** A seed file: a `MockSeed` for the sandbox key, with an optional `live` member for the live key. */
-type SeedFile = MockSeed & { live?: MockSeed };
-
 /** Registers `mock` on the program. */
 export function registerMock(program: Command): void {
   program
@@ -46,7 +47,10 @@ export function registerMock(program: Command): void {
     .option('--checkout-port <n>', 'port of the hosted checkout pages (0: any free port)', integerOption('--checkout-port', 0, 65535), 0)
     .option('--forward-to <url>', 'post signed webhook deliveries to this local URL')
     .option('--drop-deliveries <rate>', 'share of events (0-1) whose every delivery attempt is lost, to test reconciliation', rateOption)
-    .option('--seed <file.json>', 'resources to start with (a MockSeed; its "live" member seeds the live key)')
+    .option(
+      '--seed <file.json>',
+      'resources to start with (a MockSeed; its "live" member seeds the live key) and the keys and secret to keep across restarts',
+    )
     .option(
       '--settle-after <ms>',
       'delay before a direct charge settles and between payout steps',
@@ -60,7 +64,17 @@ Direct charges succeed after --settle-after ms (payment.succeeded); payouts go p
 approved → processing → completed, one step per delay (payout.* events). A checkout session's
 checkout_url opens a hosted page with Pay, Cancel, and Fail with a
 failure_reason of your choice (payment.failed). Ctrl-C stops the server (exit 0).
-The keys and secret it prints are the mock's own test credentials, made fresh at each start.`,
+
+The base URL opens a live dashboard in your browser: every request, payment, checkout session,
+payout, payment link and webhook delivery (each attempt, its status, the next one due), with
+Succeed / Fail on a pending payment, Resend on a delivery, Drop the next N deliveries, and Advance
+the clock to the next attempt due.
+
+The keys and secret it prints are the mock's own test credentials, made fresh at each start, unless
+--seed is given: then the seed file keeps them in its "credentials" member
+({ "apiKey": "sk_test_…", "liveApiKey": "sk_live_…", "webhookSecret": "whsec_…" }). A seed file
+without them gets them written in at the first start (the file is rewritten whole, its other
+members unchanged), so every restart with that file prints the same export lines.`,
     )
     .action(async (options: MockOptions, command: Command) => {
       await runMock(options, command.optsWithGlobals<GlobalOptions>());
@@ -73,24 +87,6 @@ function rateOption(value: string): number {
   if (value.trim() === '' || !(rate >= 0 && rate <= 1))
     throw new CliError(`--drop-deliveries must be a number from 0 to 1, got ${JSON.stringify(value)}.`, EXIT.usage);
   return rate;
-}
-
-async function readSeed(path: string): Promise<SeedFile> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    throw new CliError(`cannot read the seed file ${path}: ${describeError(error)}`, EXIT.invalidInput);
-  }
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new CliError(`the seed file ${path} is not a JSON seed: ${jsonSyntaxReason(error)}`, EXIT.invalidInput);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-    throw new CliError(`the seed file ${path} is not a JSON seed: the top level must be an object`, EXIT.invalidInput);
-  return parsed as SeedFile;
 }
 
 function checkForwardTo(raw: string | undefined): string | undefined {
@@ -123,8 +119,9 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
   const forwardTo = checkForwardTo(options.forwardTo);
   if (options.dropDeliveries !== undefined && !forwardTo)
     throw new CliError('--drop-deliveries needs --forward-to: only forwarded deliveries can be lost.');
-  const seed = options.seed === undefined ? undefined : await readSeed(options.seed);
-  const { live, ...sandbox } = seed ?? {};
+  const seed = options.seed === undefined ? undefined : await readSeedFile(options.seed);
+  const { sandbox = {}, live } = seed ?? {};
+  const kept = seed && completeCredentials(seed);
 
   // The servers come first: the mock's base URL and checkout origin are their addresses, so that
   // `links`, `checkout_url` and payment link `url` all point at this running process.
@@ -136,6 +133,10 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
   let mock: MockService;
   try {
     mock = createMockService({
+      // With a seed file, the keys and secret it keeps (or the ones made for it), so restarts print the same.
+      ...(kept
+        ? { merchants: [{ keys: [kept.credentials.apiKey, kept.credentials.liveApiKey] }], webhookSecret: kept.credentials.webhookSecret }
+        : {}),
       baseUrl: api.url,
       checkoutBaseUrl: pages.url,
       // Payouts are checked against the live wallets only when the seed gives balances to check.
@@ -150,6 +151,13 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
     if (error instanceof MockServiceError) throw new CliError(`seed file ${options.seed}: ${error.message}`, EXIT.invalidInput);
     throw error;
   }
+  if (seed && kept?.missing && options.seed !== undefined) {
+    // Written before the banner, so the keys it prints are already in the file.
+    const failed = await saveCredentials(options.seed, seed, kept.credentials);
+    if (failed)
+      process.stderr.write(`mock: cannot keep the keys in the seed file ${options.seed} (${failed}): they change at the next start.\n`);
+  }
+  const feed = new DashboardFeed(mock, forwardTo !== undefined);
 
   const timers = new Set<NodeJS.Timeout>();
   const later = (fn: () => Promise<void>) => {
@@ -162,12 +170,14 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
 
   // With --forward-to the kit delivers (printAttempt reports each attempt); without, each event is only listed.
   const forward = (delivery: AnyDelivery) => {
+    feed.changed();
     if (forwardTo) return;
     const { id, type } = delivery.event;
     if (globals.json) printJson({ type: 'event', event: type, id, forwarded: false });
     else process.stdout.write(`${type} ${id} (not forwarded: no --forward-to)\n`);
   };
   function printAttempt(delivery: MockDelivery, attempt: MockDeliveryAttempt): void {
+    feed.changed();
     const { id, type } = delivery.event;
     const ms = Math.round(attempt.durationMs);
     const retry = delivery.nextAttemptAt ? `, next attempt at ${delivery.nextAttemptAt.toISOString()}` : '';
@@ -213,14 +223,42 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
     }
   };
 
+  const dashboard = {
+    mock,
+    feed,
+    onDelivery: forward,
+    facts: {
+      baseUrl: api.url,
+      checkoutBaseUrl: pages.url,
+      sandboxKey: maskSecret(mock.apiKey),
+      liveKey: mock.liveApiKey ? maskSecret(mock.liveApiKey) : null,
+      webhookSecret: maskSecret(mock.webhookSecret),
+      forwardTo: forwardTo ?? null,
+    },
+  };
   answerApi = async (request) => {
+    const page = await answerDashboard(dashboard, request);
+    if (page) return page;
     const made = await answerMockEvent(mock, request);
-    if (made) return made;
+    if (made) {
+      feed.changed();
+      return made;
+    }
+    const started = Date.now();
+    const copy = request.clone();
     const response = await mock.fetch(request);
-    await afterCreation(request, response);
+    // The dashboard's history must never cost the merchant's request its answer.
+    const logged = feed.recordRequest(copy, response.clone(), started).catch((error: unknown) => {
+      process.stderr.write(`mock: dashboard: ${describeError(error)}\n`);
+    });
+    await Promise.all([afterCreation(request, response), logged]);
     return response;
   };
-  answerPages = (request) => answerHostedPage(mock, request, forward);
+  answerPages = async (request) => {
+    const answer = await answerHostedPage(mock, request, forward);
+    feed.changed();
+    return answer;
+  };
 
   // Ctrl-C (or SIGTERM) stops the servers; the handler is in place before the banner says "ready".
   const stopped = new Promise<void>((resolve) => {
@@ -254,7 +292,8 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
     // Every line pastes into a POSIX shell: the comments are comments, the rest are exports.
     process.stdout.write(
       [
-        `# Mock payments service on ${api.url}: its own test credentials, made fresh at each start.`,
+        `# Mock payments service on ${api.url}: ${seed ? `its own test credentials, kept in ${options.seed}.` : 'its own test credentials, made fresh at each start.'}`,
+        `# Dashboard: open ${api.url}/ in your browser.`,
         '# Paste these lines into the shell that runs your app (the live key is for payouts):',
         ...Object.entries(variables).map(([name, value]) => `export ${name}=${shellWord(value)}`),
         `# Checkout pages: ${pages.url}/checkout/<reference>`,
@@ -266,12 +305,8 @@ async function runMock(options: MockOptions, globals: GlobalOptions): Promise<vo
   }
 
   await stopped;
+  feed.close();
   for (const timer of timers) clearTimeout(timer);
   await Promise.all([api.close(), pages.close()]);
   process.exitCode = EXIT.ok;
-}
-
-/** `value` as one POSIX shell word: as it is when it holds only safe characters, else single-quoted. */
-function shellWord(value: string): string {
-  return /^[\w.:/@%+=,-]+$/.test(value) ? value : `'${value.replaceAll("'", "'\\''")}'`;
 }

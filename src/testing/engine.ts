@@ -14,7 +14,7 @@ import { expireDueSessions } from './engine/expiry.js';
 import { idempotentReplay, rememberIdempotent } from './engine/idempotency.js';
 import { authenticate, emptyAllPartitions, partitionOfKey, setMerchant } from './engine/merchants.js';
 import type * as model from './engine/model.js';
-import { list, retrieve, wallets } from './engine/reads.js';
+import { list, newestRecords, type RecordOf, retrieve, wallets } from './engine/reads.js';
 import { applySeed } from './engine/seed.js';
 import { createEngineState, type EngineState } from './engine/state.js';
 import type { MockKycStatus, MockSeed, MockServiceOptions } from './options.js';
@@ -155,6 +155,11 @@ export class Engine {
   /** A list endpoint's answer for the request `url`. */
   list(partition: model.Partition, kind: model.ListKind, url: URL): model.Envelope<unknown> {
     return list(this.#state, partition, kind, url);
+  }
+
+  /** The `limit` newest resources of `kind` across every merchant and mode, newest first. */
+  newestRecords(kind: model.ListKind, limit: number): Array<RecordOf<unknown>> {
+    return newestRecords(this.#state, kind, limit);
   }
 
   // Actions: what the service does on its own

@@ -32,6 +32,8 @@ export { MockServiceError } from './mock-errors.js';
 export {
   createMockService,
   type MockFault,
+  type MockRecord,
+  type MockRecords,
   type MockRequestLog,
   MockService,
   type PaymentEvent,

@@ -11,7 +11,7 @@ import type { Payment } from '../schemas/payment.js';
 import type { PaymentLink } from '../schemas/payment-link.js';
 import type { Payout } from '../schemas/payout.js';
 import { type DeliverOptions, deliverWebhook, signDelivery, type WebhookDelivery, type WebhookTarget } from './delivery.js';
-import type { MockKeyInfo, MockPayerOptions, MockPaymentLinkStatus, MockPayoutStatus } from './engine/model.js';
+import type { KeyMode, MockKeyInfo, MockPayerOptions, MockPaymentLinkStatus, MockPayoutStatus } from './engine/model.js';
 import { Engine } from './engine.js';
 import { isoWithOffset, uuid } from './ids.js';
 import { MockServiceError } from './mock-errors.js';
@@ -19,7 +19,7 @@ import { buildHandlers, type MswHandler, type MswModule, requireMsw } from './ms
 import type { ListenOptions, MockHttpServer } from './node-server.js';
 import type { MockKycStatus, MockSeed, MockServiceOptions } from './options.js';
 import { handleRequest } from './router.js';
-import { DeliverySchedule, type MockDelivery, undeliveredView } from './webhook-schedule.js';
+import { DeliverySchedule, type MockDelivery, type MockDeliveryAttempt, undeliveredView } from './webhook-schedule.js';
 
 /** A `payment.succeeded` / `payment.failed` event. */
 export interface PaymentEvent {
@@ -81,6 +81,24 @@ export interface MockRequestLog {
 }
 
 const LOG_LIMIT = 1000;
+
+/** One resource in {@link MockRecords}: its data, and which merchant and key mode see it. */
+export interface MockRecord<T> {
+  /** `'sandbox'` or `'live'`: the mode of the keys that see it. */
+  readonly mode: KeyMode;
+  /** The merchant it belongs to (`merchant_1` by default). */
+  readonly merchant: string;
+  /** A copy of the resource as the API returns it now. */
+  readonly data: T;
+}
+
+/** The newest resources of every merchant and mode, each kind newest first: what `mock.records()` gives. */
+export interface MockRecords {
+  payments: MockRecord<Payment>[];
+  checkoutSessions: MockRecord<CheckoutSession>[];
+  payouts: MockRecord<Payout>[];
+  paymentLinks: MockRecord<PaymentLink>[];
+}
 
 /** The mock service. Make one with {@link createMockService}. */
 export class MockService {
@@ -196,6 +214,55 @@ export class MockService {
     this.#engine.advance(ms);
     this.#schedule?.runDue();
     return this.now();
+  }
+
+  /**
+   * Moves the clock to the moment the next delivery attempt falls due, and starts the attempts due
+   * then (`await mock.deliveriesSettled()` waits for their outcome). Resolves to the mock's new time,
+   * or `null`, with the clock unmoved, when no attempt waits. Throws {@link MockServiceError} without
+   * a `webhooks.endpoint`.
+   */
+  advanceToNextAttempt(): Date | null {
+    const due = this.#needSchedule('advanceToNextAttempt()').nextDueAt();
+    if (due === undefined) return null;
+    return this.advance(Math.max(0, due - this.#engine.now()));
+  }
+
+  /**
+   * Loses every attempt of the next `count` events the mock delivers (on top of `dropRate`): they
+   * show `dropped: true`, and nothing of them reaches the endpoint, so that you can test what your
+   * reconciliation does about them. Throws {@link MockServiceError} without a `webhooks.endpoint`.
+   */
+  dropNextDeliveries(count: number): void {
+    const schedule = this.#needSchedule('dropNextDeliveries()');
+    if (!Number.isSafeInteger(count) || count < 1)
+      throw new MockServiceError(`dropNextDeliveries(count): count must be an integer ≥ 1, got ${String(count)}.`);
+    schedule.dropNext(count);
+  }
+
+  /** How many of the next events {@link dropNextDeliveries} still loses (0 without a `webhooks.endpoint`). */
+  get droppingNext(): number {
+    return this.#schedule?.dropping ?? 0;
+  }
+
+  /**
+   * Posts a delivery of {@link deliveries} (by its event `id`) to the `webhooks.endpoint` once more,
+   * at once: the same event id and signed body, as a merchant's "resend" does. It goes out even when
+   * the event was picked to be lost. The attempt joins the delivery's `attempts`; a 2xx marks it
+   * delivered and ends its retries. Throws {@link MockServiceError} for an unknown event id or
+   * without a `webhooks.endpoint`.
+   */
+  async resendDelivery(eventId: string): Promise<MockDeliveryAttempt> {
+    const schedule = this.#needSchedule('resendDelivery()');
+    const delivery = this.#deliveries.findLast((d) => (d.event as { id?: unknown } | null)?.id === eventId);
+    const attempt = delivery && (await schedule.resend(delivery));
+    if (!attempt) throw new MockServiceError(`resendDelivery(): no delivery of event ${JSON.stringify(eventId)} to resend.`);
+    return attempt;
+  }
+
+  #needSchedule(method: string): DeliverySchedule {
+    if (!this.#schedule) throw new MockServiceError(`${method} needs the webhooks option: the mock delivers only to a webhooks.endpoint.`);
+    return this.#schedule;
   }
 
   /**
@@ -474,6 +541,24 @@ export class MockService {
     this.#requests = [];
     this.#faults = [];
     this.#throttled = 0;
+  }
+
+  /**
+   * The newest resources of every merchant and mode (at most `limit` of each kind, default 100),
+   * newest first, as copies: what a dashboard lists.
+   */
+  records(options: { limit?: number } = {}): MockRecords {
+    const limit = options.limit ?? 100;
+    if (!Number.isSafeInteger(limit) || limit < 0)
+      throw new MockServiceError(`records(): limit must be an integer ≥ 0, got ${String(limit)}.`);
+    this.#engine.sweep();
+    const engine = this.#engine;
+    return {
+      payments: engine.newestRecords('payments', limit) as MockRecord<Payment>[],
+      checkoutSessions: engine.newestRecords('checkout-sessions', limit) as MockRecord<CheckoutSession>[],
+      payouts: engine.newestRecords('payouts', limit) as MockRecord<Payout>[],
+      paymentLinks: engine.newestRecords('payment-links', limit) as MockRecord<PaymentLink>[],
+    };
   }
 
   /** A payment as the mock holds it now (any merchant), or `undefined`. */

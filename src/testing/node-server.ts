@@ -5,6 +5,9 @@
  * the module graph of `createMockService()`.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { isLoopback } from './delivery.js';
 import { MockServiceError } from './mock-errors.js';
 
@@ -135,5 +138,16 @@ async function serve(
     out[name] = value;
   });
   res.writeHead(response.status, out);
-  res.end(Buffer.from(await response.arrayBuffer()));
+  if (!response.body) {
+    res.end();
+    return;
+  }
+  // Streamed, not buffered: an endless body (server-sent events) flows as it is written. A client
+  // that goes away cancels the body's stream; a body that fails midway ends the connection (the
+  // status is already sent).
+  try {
+    await pipeline(Readable.fromWeb(response.body as NodeReadableStream<Uint8Array>), res);
+  } catch {
+    res.destroy();
+  }
 }

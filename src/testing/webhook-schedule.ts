@@ -24,7 +24,7 @@ export const MOCK_DELIVERY_RETRY_DELAYS_MS: readonly number[] = Object.freeze([6
 
 /** What one delivery attempt gave. */
 export interface MockDeliveryAttempt {
-  /** 1 for the first attempt, up to {@link MOCK_DELIVERY_MAX_ATTEMPTS}. */
+  /** 1 for the first attempt, up to {@link MOCK_DELIVERY_MAX_ATTEMPTS}, and one more for each resend (`mock.resendDelivery()`). */
   readonly number: number;
   /** When it was made, on the mock's clock. */
   readonly at: Date;
@@ -118,6 +118,10 @@ export class DeliverySchedule {
   readonly #inFlight = new Set<Promise<void>>();
   #timer: ReturnType<typeof setTimeout> | undefined;
   #generation = 0;
+  /** Events still to be lost on purpose by {@link dropNext}, beside the `dropRate` draw. */
+  #dropNext = 0;
+  /** Every entry by its view, so that a delivery handed out can be resent. */
+  readonly #entries = new WeakMap<MockDelivery, Entry>();
 
   /** `now` reads the mock's clock; `realTime` says it follows the wall clock, so a timer may run what falls due. */
   constructor(options: MockWebhooksOptions, now: () => number, realTime: boolean) {
@@ -133,7 +137,9 @@ export class DeliverySchedule {
   add<E>(delivery: WebhookDelivery<E>): { view: MockDelivery<E>; first: Promise<void> } {
     const dropRate = this.#options.dropRate ?? 0;
     // Drawn for every event, whatever the rate, so the same seed picks the same events at any rate.
-    const dropped = this.#random() < dropRate;
+    const drawn = this.#random() < dropRate;
+    const dropped = drawn || this.#dropNext > 0;
+    if (this.#dropNext > 0) this.#dropNext -= 1;
     const attempts: MockDeliveryAttempt[] = [];
     const entry = { attempts, dropped, delivered: false, dueAt: this.#now(), running: false, generation: this.#generation } as Entry;
     const view: MockDelivery = Object.freeze({
@@ -148,6 +154,7 @@ export class DeliverySchedule {
       },
     });
     (entry as { view: MockDelivery }).view = view;
+    this.#entries.set(view, entry);
     return { view: view as MockDelivery<E>, first: this.#start(entry) };
   }
 
@@ -157,6 +164,44 @@ export class DeliverySchedule {
     const due = this.#waiting.filter((entry) => !entry.running && entry.dueAt !== undefined && entry.dueAt <= now);
     for (const entry of due) void this.#start(entry);
     this.#arm();
+  }
+
+  /** Loses every attempt of the next `count` events, on top of the `dropRate` draw. */
+  dropNext(count: number): void {
+    this.#dropNext += count;
+  }
+
+  /** How many of the next events {@link dropNext} still loses. */
+  get dropping(): number {
+    return this.#dropNext;
+  }
+
+  /** When the earliest waiting attempt falls due (mock clock, ms); `undefined` when none waits. */
+  nextDueAt(): number | undefined {
+    let next: number | undefined;
+    for (const entry of this.#waiting) if (entry.dueAt !== undefined && (next === undefined || entry.dueAt < next)) next = entry.dueAt;
+    return next;
+  }
+
+  /**
+   * Posts a delivery once more, at once and for real (even one picked to be lost): the same event
+   * and signed body. The attempt joins the delivery's `attempts`; a 2xx marks it delivered and ends
+   * its retries, anything else leaves its schedule as it was. `undefined` for a delivery this
+   * schedule did not make.
+   */
+  async resend(view: MockDelivery): Promise<MockDeliveryAttempt | undefined> {
+    const entry = this.#entries.get(view);
+    if (!entry) return undefined;
+    const run = this.#post(view, entry.attempts.length + 1, new Date(this.#now()));
+    const done = run.then(() => undefined);
+    this.#inFlight.add(done);
+    const posted = await run.finally(() => this.#inFlight.delete(done));
+    // Numbered when it ends: a scheduled attempt may have ended meanwhile.
+    const attempt = { ...posted, number: entry.attempts.length + 1 };
+    this.#record(entry, attempt, entry.dueAt);
+    if (attempt.ok) this.#waiting = this.#waiting.filter((waiting) => waiting !== entry);
+    this.#arm();
+    return attempt;
   }
 
   /** Resolves once no attempt is under way, including the attempts that fall due while waiting. */
@@ -191,15 +236,15 @@ export class DeliverySchedule {
     const at = new Date(this.#now());
     const scheduled = entry.dueAt ?? this.#now();
     const attempt = entry.dropped ? lostAttempt(number, at) : await this.#post(entry.view, number, at);
+    const retry = number >= MOCK_DELIVERY_MAX_ATTEMPTS ? undefined : scheduled + (MOCK_DELIVERY_RETRY_DELAYS_MS[number - 1] as number);
+    this.#record(entry, attempt, retry);
+  }
+
+  /** Adds an attempt to its delivery: delivered on a 2xx, else the next attempt falls due at `retryAt`. Tells `onAttempt`. */
+  #record(entry: Entry, attempt: MockDeliveryAttempt, retryAt: number | undefined): void {
     entry.attempts.push(attempt);
-    if (attempt.ok) {
-      entry.delivered = true;
-      entry.dueAt = undefined;
-    } else if (number >= MOCK_DELIVERY_MAX_ATTEMPTS) {
-      entry.dueAt = undefined;
-    } else {
-      entry.dueAt = scheduled + (MOCK_DELIVERY_RETRY_DELAYS_MS[number - 1] as number);
-    }
+    if (attempt.ok) entry.delivered = true;
+    entry.dueAt = attempt.ok ? undefined : retryAt;
     try {
       this.#options.onAttempt?.(entry.view, attempt);
     } catch {

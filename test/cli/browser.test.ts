@@ -6,29 +6,19 @@
  *
  * Without chromium this file is skipped with one line saying how to run it; under CI=true it fails.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { PaymentsClient } from 'payments-sdk';
-import { type BrowserContext, chromium } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { findExecutable } from '../helpers/executables.js';
+import { chromiumAvailable, launchChromium } from './chromium.js';
 import { CliProcess, WebhookEndpoint } from './support.js';
 
-const CHROMIUM = findExecutable(['chromium', 'chromium-browser'], process.env.CHROMIUM_PATH);
-const available = CHROMIUM !== undefined;
-if (!available) {
-  const where = 'no executable chromium (CHROMIUM_PATH, PATH, /usr/bin)';
-  if (process.env.CI === 'true' || process.env.CI === '1')
-    throw new Error(`chromium is required in CI for the hosted checkout test: ${where} (.ci/run installs it).`);
-  console.warn(`skipped the browser test: ${where}; run \`apt-get install -y chromium\` (or set CHROMIUM_PATH) to run it.`);
-}
+const available = chromiumAvailable('the hosted checkout browser test');
 
 describe.skipIf(!available)('hosted checkout page in chromium', () => {
   const endpoint = new WebhookEndpoint();
-  const profile = mkdtempSync(join(tmpdir(), 'cli-chromium-'));
   let mock: CliProcess;
   let browser: BrowserContext;
+  let closeBrowser: (() => Promise<void>) | undefined;
   let client: PaymentsClient;
 
   beforeAll(async () => {
@@ -37,28 +27,13 @@ describe.skipIf(!available)('hosted checkout page in chromium', () => {
     const ready = JSON.parse(await mock.waitForLine((l) => l.includes('"ready"'), 'ready line')) as Record<string, string>;
     endpoint.secret = ready.webhookSecret as string;
     client = new PaymentsClient({ apiKey: ready.sandboxKey as string, baseUrl: ready.baseUrl as string });
-    // A fresh profile directory (playwright passes it as --user-data-dir).
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    ({ browser, close: closeBrowser } = await launchChromium());
   }, 60_000);
 
   afterAll(async () => {
-    await browser?.close();
+    await closeBrowser?.();
     await mock?.interrupt();
     await endpoint.close();
-    rmSync(profile, { recursive: true, force: true });
   });
 
   it('opens checkout_url, clicks Pay: session completed, payment succeeded, payment.succeeded delivered and verified', async () => {

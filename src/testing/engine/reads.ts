@@ -5,6 +5,7 @@ import { PAYMENT_STATUSES } from '../../schemas/payment.js';
 import { addError, type FieldErrors, isEmpty, validationBody } from '../field-rules.js';
 import { utcDate } from '../ids.js';
 import { HttpAnswer } from '../mock-errors.js';
+import { allPartitions } from './merchants.js';
 import {
   type Envelope,
   type ListKind,
@@ -139,4 +140,25 @@ function readDate(value: string | null, field: string, errors: FieldErrors): str
 /** Both bounds inclusive, compared on the UTC calendar date (the mock's time zone is UTC). */
 function inRange(date: string, from: string | undefined, to: string | undefined): boolean {
   return (from === undefined || date >= from) && (to === undefined || date <= to);
+}
+
+/** One resource of some merchant, with the mode of the key that sees it. */
+export interface RecordOf<T> {
+  readonly mode: Partition['mode'];
+  readonly merchant: string;
+  readonly data: T;
+}
+
+/** The `limit` newest resources of `kind` across every merchant and mode, newest first, as copies. */
+export function newestRecords(state: EngineState, kind: ListKind, limit: number): Array<RecordOf<unknown>> {
+  const all: Array<{ partition: Partition; stored: Stored<unknown> }> = [];
+  for (const partition of allPartitions(state.merchants)) {
+    for (const stored of newestFirst(state, mapOf(partition, kind)).slice(0, limit)) all.push({ partition, stored });
+  }
+  all.sort((a, b) => b.stored.createdMs - a.stored.createdMs || b.stored.seq - a.stored.seq);
+  return all.slice(0, limit).map(({ partition, stored }) => ({
+    mode: partition.mode,
+    merchant: partition.merchant.id,
+    data: structuredClone(stored.data),
+  }));
 }
