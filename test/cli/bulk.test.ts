@@ -6,7 +6,8 @@
  * semicolons, formulas in cells, the results pointed at the input, two runs on one store at once.
  * And the rule every rerun keeps: a payroll started with the sandbox key (refused before anything is
  * sent), finished with the live key and --retry-failed, run again under another file name and again
- * without its store: each row is paid exactly once.
+ * without its store: each row is paid exactly once. And stores given by URL (Redis, Postgres), whose
+ * passwords are never printed.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { PaymentsClient } from 'payments-sdk';
 import { createMockService } from 'payments-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockHttpServer, startServer } from '../../src/testing/node-server.js';
+import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
 import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
 import { type CliResult, childEnv, cliPath, collect } from './support.js';
 
@@ -429,28 +431,57 @@ describe('payments-sdk payouts bulk', () => {
   });
 
   describeRedis('with a Redis store', () => {
-    let redis: RedisServer;
-    beforeAll(async () => {
-      redis = await startRedisServer();
+    describe('through PAYMENTS_STORE_URL or --store', () => {
+      let redis: RedisServer;
+      beforeAll(async () => {
+        redis = await startRedisServer();
+      });
+      afterAll(() => redis?.stop());
+
+      it('PAYMENTS_STORE_URL=redis://… shares the batch: a rerun from another directory skips every row; a bad password is never printed', async () => {
+        const file = csv('redis.csv', [header, ...good(3, 60)]);
+        const first = await runCli(['payouts', 'bulk', file, '--batch-id', 'redis-1', '--json'], { ...env, PAYMENTS_STORE_URL: redis.url });
+        expect(first.code, first.stderr).toBe(0);
+        expect(JSON.parse(first.stdout.trim())).toMatchObject({ created: 3, store: 'redis (PAYMENTS_STORE_URL)' });
+        expect(existsSync(storeFile('redis-1'))).toBe(false);
+        const again = await runCli(['payouts', 'bulk', file, '--batch-id', 'redis-1', '--store', redis.url], env);
+        expect(again.code, again.stderr).toBe(0);
+        expect(again.stderr).toContain('created 0, replayed 0, skipped 3');
+
+        const secret = 'redis-pass-7Hq';
+        const closed = `redis://user:${secret}@127.0.0.1:1/0`;
+        const refused = await runCli(['payouts', 'bulk', file, '--batch-id', 'redis-2'], { ...env, PAYMENTS_STORE_URL: closed });
+        expect(refused.code).toBe(4);
+        expect(refused.stderr).toMatch(/^error: the store \(PAYMENTS_STORE_URL\) cannot be opened: /);
+        expect(refused.stderr + refused.stdout).not.toContain(secret);
+      });
     });
-    afterAll(() => redis?.stop());
+  });
 
-    it('PAYMENTS_STORE_URL=redis://… shares the batch: a rerun from another directory skips every row; a bad password is never printed', async () => {
-      const file = csv('redis.csv', [header, ...good(3, 60)]);
-      const first = await runCli(['payouts', 'bulk', file, '--batch-id', 'redis-1', '--json'], { ...env, PAYMENTS_STORE_URL: redis.url });
-      expect(first.code, first.stderr).toBe(0);
-      expect(JSON.parse(first.stdout.trim())).toMatchObject({ created: 3, store: 'redis (PAYMENTS_STORE_URL)' });
-      expect(existsSync(storeFile('redis-1'))).toBe(false);
-      const again = await runCli(['payouts', 'bulk', file, '--batch-id', 'redis-1', '--store', redis.url], env);
-      expect(again.code, again.stderr).toBe(0);
-      expect(again.stderr).toContain('created 0, replayed 0, skipped 3');
+  describePostgres('with a Postgres store', () => {
+    describe('through PAYMENTS_STORE_URL or --store', () => {
+      let database: PostgresServer;
+      beforeAll(async () => {
+        database = await startPostgresServer();
+      }, 60_000);
+      afterAll(() => database?.stop());
 
-      const secret = 'redis-pass-7Hq';
-      const closed = `redis://user:${secret}@127.0.0.1:1/0`;
-      const refused = await runCli(['payouts', 'bulk', file, '--batch-id', 'redis-2'], { ...env, PAYMENTS_STORE_URL: closed });
-      expect(refused.code).toBe(4);
-      expect(refused.stderr).toMatch(/^error: the store \(PAYMENTS_STORE_URL\) cannot be opened: /);
-      expect(refused.stderr + refused.stdout).not.toContain(secret);
+      it('PAYMENTS_STORE_URL=postgres://… makes its table and shares the batch; a password is never printed', async () => {
+        const file = csv('postgres.csv', [header, ...good(2, 64)]);
+        const first = await runCli(['payouts', 'bulk', file, '--batch-id', 'pg-1'], { ...env, PAYMENTS_STORE_URL: database.url });
+        expect(first.code, first.stderr).toBe(0);
+        expect(first.stderr).toContain('created 2');
+        const again = await runCli(['payouts', 'bulk', file, '--batch-id', 'pg-1', '--store', database.url], env);
+        expect(again.code, again.stderr).toBe(0);
+        expect(again.stderr).toContain('created 0, replayed 0, skipped 2');
+
+        const secret = 'pg-pass-Zq81';
+        const wrong = database.url.replace('postgres@', `postgres:${secret}@`).replace(/:(\d+)\//, ':1/');
+        const refused = await runCli(['payouts', 'bulk', file, '--batch-id', 'pg-2'], { ...env, PAYMENTS_STORE_URL: wrong });
+        expect(refused.code).toBe(4);
+        expect(refused.stderr).toMatch(/^error: the store \(PAYMENTS_STORE_URL\) cannot be opened: /);
+        expect(refused.stderr + refused.stdout).not.toContain(secret);
+      }, 60_000);
     });
   });
 
