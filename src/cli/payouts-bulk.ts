@@ -1,6 +1,6 @@
 /**
  * `payments-sdk payouts bulk <file.csv> --batch-id ID`: `client.payouts.createMany` from a CSV.
- * Each row needs a stable identity: a `key` column, or `--key-by-position` (the journal then keeps
+ * Each row needs a stable identity: a `key` column, or `--key-by-position` (the store then keeps
  * a hash of each row and refuses a rerun whose rows moved). The CSV is read strictly (every row has
  * the header's fields; the separator is detected or given) and every row is checked before anything
  * is sent (all bad rows are listed with their CSV line); then a progress bar, and a results CSV
