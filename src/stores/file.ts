@@ -14,6 +14,7 @@
  */
 import type * as Fs from 'node:fs';
 import { PaymentsError } from '../core/errors.js';
+import { DAY_MS } from '../internal/durations.js';
 import { positiveInt } from '../internal/positive-int.js';
 import { withinTime } from '../internal/within-time.js';
 import { processNow } from './clock.js';
@@ -33,9 +34,10 @@ export interface FileStoreOptions {
    */
   ttlMs?: number;
   /**
-   * How long a call may wait for the disk, in ms. Default 5 000. A call that waits longer rejects
-   * with `StoreTimeoutError`, and so does every later call: a write the disk confirms later may
-   * still be in the file, so the store stops deciding anything until it is opened again.
+   * How long a call may wait, in ms. Default 5 000. A call that waits longer rejects with
+   * `StoreTimeoutError`. When it was still waiting for the file to open, nothing was written and
+   * it may be repeated; when it was waiting for the disk to confirm a write, that write may still
+   * reach the file, so every later call rejects too, until the store is closed and opened again.
    */
   timeoutMs?: number;
 }
@@ -58,8 +60,6 @@ interface Line {
 /** The file is rewritten once it holds this many record lines, and more than twice as many as records. */
 const COMPACT_AFTER_LINES = 1_000;
 
-const DAY_MS = 86_400_000;
-
 /**
  * A store in a file at `path` (created when missing), for one Node.js (22.3+), Bun or Deno process
  * at a time: a bulk payout you may resume after a crash, a single server's webhook endpoint that
@@ -78,7 +78,7 @@ const DAY_MS = 86_400_000;
  * await store.close();
  * ```
  */
-export function fileStore(path: string, options: FileStoreOptions = {}): Store {
+export function fileStore(path: string, options: FileStoreOptions = {}): Store & { close(): Promise<void> } {
   if (typeof path !== 'string' || path.trim() === '') throw new PaymentsError('fileStore(path): path must be a non-empty string.');
   if (options === null || typeof options !== 'object') throw new PaymentsError('fileStore(path, options): options must be an object.');
   const ttlMs = positiveInt(options.ttlMs, 30 * DAY_MS, 'fileStore: ttlMs');
@@ -105,7 +105,9 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     if (opening) return opening;
     opening = (async () => {
       node = loadFs('fileStore');
-      unlock = await takeLock(node.fs, 'fileStore', lockPath, path);
+      unlock = await takeLock(node.fs, 'fileStore', lockPath, path).catch((error: unknown) => {
+        throw cannotOpen(path, error);
+      });
       try {
         await load(node);
       } catch (error) {
@@ -115,7 +117,7 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
         const release = unlock;
         unlock = undefined;
         await release?.();
-        throw error;
+        throw cannotOpen(path, error);
       }
     })();
     opening.catch(() => {
@@ -190,6 +192,9 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
       queue = [];
       waiters = [];
       try {
+        // After a failed write (perhaps half written) or a timeout, nothing more goes to the file:
+        // a line after a torn one would leave the file damaged before its last line.
+        if (failed) throw failed;
         if (!handle) throw new PaymentsError(`fileStore: ${path} is closed.`);
         await handle.appendFile(text);
         // fdatasync: the data and the size of the file (what reading it back needs), not its times.
@@ -215,15 +220,28 @@ export function fileStore(path: string, options: FileStoreOptions = {}): Store {
     return written;
   };
 
-  /** Runs `step` on the opened store, within `timeoutMs`; a timeout stops the store from deciding anything more. */
+  /**
+   * Runs `step` on the opened store, within `timeoutMs`. A call that times out before its step
+   * began (the file still opening) never runs it; one that times out in its step (waiting for the
+   * disk) may still reach the file, so the store stops deciding anything until it is opened again.
+   */
   const call = <T>(step: (now: number) => Promise<T>): Promise<T> => {
+    const progress: { phase: 'opening' | 'stepping' | 'late' } = { phase: 'opening' };
     const work = (async () => {
       if (failed) throw failed;
       await open();
       if (failed) throw failed;
+      if (progress.phase === 'late') throw new StoreTimeoutError(`fileStore: ${path} opened too late for this call.`);
+      progress.phase = 'stepping';
       return step(processNow());
     })();
     return withinTime(work, timeoutMs, () => {
+      if (progress.phase === 'opening') {
+        progress.phase = 'late';
+        return new StoreTimeoutError(
+          `fileStore: ${path} did not open within ${timeoutMs} ms; nothing was written, and the call may be repeated.`,
+        );
+      }
       failed ??= new StoreTimeoutError(
         `fileStore: ${path} did not answer within ${timeoutMs} ms (the disk did not confirm a write); the store refuses every call until it is opened again.`,
       );
@@ -323,6 +341,18 @@ function replay(table: RecordTable, text: string, path: string): number {
     });
   }
   return rows.length - 1;
+}
+
+/** A PaymentsError as it is, anything else (a file system error) wrapped in one that names the file. */
+function cannotOpen(path: string, error: unknown): PaymentsError {
+  if (error instanceof PaymentsError) return error;
+  const code = (error as { code?: unknown } | null)?.code;
+  return new PaymentsError(
+    `fileStore: cannot open ${path}${typeof code === 'string' ? ` (${code})` : ''}: ${String((error as Error)?.message ?? error)}`,
+    {
+      cause: error,
+    },
+  );
 }
 
 function notAStoreFile(path: string): PaymentsError {

@@ -221,12 +221,19 @@ describe('fileStore', () => {
         for (const line of (await readFile(path, 'utf8')).split('\n').slice(0, -1)) expect(() => JSON.parse(line)).not.toThrow();
         await store.close?.();
       }
+      // The runs rewrote the file along the way: it holds fewer lines than the hot keys' claims and
+      // releases alone wrote.
+      const store = fileStore(path);
+      const hot = await store.read(Array.from({ length: 8 }, (_, i) => `bulk:hot:${i}`));
+      await store.close?.();
+      const hotLines = 2 * hot.reduce((sum, record) => sum + (record?.claims ?? 0), 0);
+      expect((await readFile(path, 'utf8')).split('\n').length).toBeLessThan(hotLines);
     } finally {
       await child.cleanup();
     }
   }, 60_000);
 
-  it('says what to use where there is no file system; refuses an empty path and bad options', async () => {
+  it('says what to use where there is no file system; names the file it cannot open; refuses an empty path and bad options', async () => {
     const original = process.getBuiltinModule;
     Object.defineProperty(process, 'getBuiltinModule', { value: undefined, configurable: true, writable: true });
     try {
@@ -237,15 +244,44 @@ describe('fileStore', () => {
     } finally {
       Object.defineProperty(process, 'getBuiltinModule', { value: original, configurable: true, writable: true });
     }
+    const missingDir = join(dir, 'no-such-dir', 'x.store');
+    const unopened = await caught(fileStore(missingDir).read([]));
+    expect(unopened).toBeInstanceOf(PaymentsError);
+    expect(unopened.message).toMatch(/^fileStore: cannot open .*no-such-dir.*x\.store \(ENOENT\): /);
+    expect(unopened.cause).toMatchObject({ code: 'ENOENT' });
     expect(() => fileStore('')).toThrow('fileStore(path): path must be a non-empty string.');
     expect(() => fileStore(newPath(), { timeoutMs: 0 })).toThrow('fileStore: timeoutMs must be a positive integer, got 0.');
     expect(fileStore(newPath()).kind).toBe('file');
   });
 
+  it('rejects with StoreTimeoutError when the file does not open in time, and then never runs the call', async () => {
+    const path = newPath();
+    // A lock file still empty, as a process creating it leaves it: the store waits up to a second for its id.
+    await writeFile(`${path}.lock`, '');
+    const store = fileStore(path, { timeoutMs: 200 });
+    const error = await caught(store.claim([{ key: 'webhook:early', owner: 'A', leaseMs: LONG }]));
+    expect(error).toBeInstanceOf(StoreTimeoutError);
+    expect(error.message).toBe(`fileStore: ${path} did not open within 200 ms; nothing was written, and the call may be repeated.`);
+    await new Promise((resolve) => setTimeout(resolve, 1_200));
+    // Opened meanwhile; the call that timed out claimed nothing, and the store still answers.
+    expect(await store.read(['webhook:early'])).toEqual([undefined]);
+    expect((await store.claim([{ key: 'webhook:early', owner: 'B', leaseMs: LONG }]))[0]?.record.claims).toBe(1);
+    await store.close?.();
+  });
+
   it('rejects with StoreTimeoutError when the disk does not answer in time, and keeps refusing until opened again', async () => {
     const path = newPath();
     const store = fileStore(path, { timeoutMs: 50 });
-    await store.read([]);
+    // Opened first (a cold first open may take longer than 50 ms: such a call times out harmlessly).
+    const deadline = Date.now() + 5_000;
+    while (
+      !(await store.read([]).then(
+        () => true,
+        () => false,
+      ))
+    ) {
+      if (Date.now() > deadline) throw new Error('the store did not open within 5 s');
+    }
     // Hold the store's writes: the lock's own process answers, but the disk does not.
     const { promises } = await import('node:fs');
     const open = promises.open;
@@ -263,7 +299,11 @@ describe('fileStore', () => {
       return appendFileOriginal.apply(this, args);
     };
     try {
-      const error = await caught(store.claim([{ key: 'webhook:slow', owner: 'A', leaseMs: LONG }]));
+      const slow = caught(store.claim([{ key: 'webhook:slow', owner: 'A', leaseMs: LONG }]));
+      // Queued behind the stuck write: once the store stops, it is never written.
+      const queued = caught(store.claim([{ key: 'webhook:queued', owner: 'A', leaseMs: LONG }]));
+      const error = await slow;
+      expect(await queued).toBe(error);
       expect(error).toBeInstanceOf(StoreTimeoutError);
       expect(error.message).toBe(
         `fileStore: ${path} did not answer within 50 ms (the disk did not confirm a write); the store refuses every call until it is opened again.`,
@@ -275,7 +315,11 @@ describe('fileStore', () => {
     }
     await store.close?.();
     const again = fileStore(path);
-    expect((await again.read(['webhook:slow']))[0]).toMatchObject({ claims: 1 });
+    const [slowRecord, queuedRecord] = await again.read(['webhook:slow', 'webhook:queued']);
+    // The write the disk finished late is there (it may be: the caller was told it may be);
+    // the one queued after it was never written.
+    expect(slowRecord).toMatchObject({ claims: 1 });
+    expect(queuedRecord).toBeUndefined();
     await again.close?.();
   });
 });
