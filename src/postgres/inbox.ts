@@ -13,10 +13,9 @@
  * @module
  */
 import { PaymentsError } from '../core/errors.js';
-import { StoreTimeoutError as DatabaseTimeoutError } from '../stores/postgres/errors.js';
+import { migrateSchema, type PostgresDatabase, type SqlSession, sqlDriver } from '../stores/postgres/driver.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import type { InboxTransaction, WebhookDeliveryResult, WebhookInbox, WebhookInboxContext } from '../webhooks/inbox.js';
-import { migrateSchema, type PostgresDatabase, type SqlSession, sqlDriver } from '../stores/postgres/driver.js';
 import { type InboxReconcileOptions, type InboxReconcileResult, type ReconcileClient, reconcileThroughInbox } from './inbox-reconcile.js';
 import {
   checkTableName,
@@ -27,6 +26,7 @@ import {
   inboxSchemaSql,
   insertEventSql,
 } from './inbox-schema.js';
+import { DatabaseTimeoutError } from './timeout-error.js';
 
 /** Options of {@link postgresInbox}. */
 export interface PostgresInboxOptions {
@@ -126,7 +126,7 @@ export function postgresInbox(db: PostgresDatabase, options: PostgresInboxOption
     problems.push('timeoutMs must be an integer number of milliseconds from 1 to 60000');
   }
   if (problems.length > 0 || !table.ok) throw new PaymentsError(`${where}: ${problems.join('; ')}.`);
-  const driver = sqlDriver(db, where);
+  const driver = sqlDriver(db, where, (message) => new DatabaseTimeoutError(message));
   const names = inboxNames(table.parts);
   const schema = inboxSchemaSql(names);
   const insert = insertEventSql(names);

@@ -11,17 +11,17 @@
  * ```
  * @packageDocumentation
  */
-export type { InboxTransaction, WebhookInboxContext } from '../webhooks/inbox.js';
-export { StoreTimeoutError as DatabaseTimeoutError } from '../stores/postgres/errors.js';
-export {
-  type PgClientLike,
-  type PgPoolClientLike,
-  type PgPoolLike,
-  type PgQueryResultLike,
-  type PostgresDatabase,
-  type PostgresJsLike,
-  type PostgresJsResultLike,
+
+export type {
+  PgClientLike,
+  PgPoolClientLike,
+  PgPoolLike,
+  PgQueryResultLike,
+  PostgresDatabase,
+  PostgresJsLike,
+  PostgresJsResultLike,
 } from '../stores/postgres/driver.js';
+export type { InboxTransaction, WebhookInboxContext } from '../webhooks/inbox.js';
 export { type HandledPaymentKey, type PostgresInbox, type PostgresInboxOptions, postgresInbox } from './inbox.js';
 export {
   InboxReconcileError,
@@ -30,3 +30,4 @@ export {
   type ReconcileClient,
   type ReconciledPaymentEvent,
 } from './inbox-reconcile.js';
+export { DatabaseTimeoutError } from './timeout-error.js';

@@ -28,7 +28,13 @@ interface Run {
 
 function start(driver: string, freeze: 'stop' | 'block'): Run {
   const child = spawn(process.execPath, [bundle.file], {
-    env: { ...process.env, STORE_DATABASE_URL: server.url, STORE_DRIVER: driver, STORE_FREEZE: freeze, STORE_TIMEOUT_MS: String(TIMEOUT_MS) },
+    env: {
+      ...process.env,
+      STORE_DATABASE_URL: server.url,
+      STORE_DRIVER: driver,
+      STORE_FREEZE: freeze,
+      STORE_TIMEOUT_MS: String(TIMEOUT_MS),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);

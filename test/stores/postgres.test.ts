@@ -9,8 +9,8 @@ import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PostgresDatabase } from '../../src/stores/postgres/driver.js';
-import { StoreTimeoutError, StoreUnavailableError } from '../../src/stores/postgres/errors.js';
 import { type PostgresStore, postgresStore, type StoreTransaction } from '../../src/stores/postgres/store.js';
+import { StoreTimeoutError, StoreUnavailableError } from '../../src/stores/postgres/unavailable.js';
 import { storeKey } from '../../src/stores/store.js';
 import { caught } from '../helpers/caught.js';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
@@ -142,7 +142,9 @@ describePostgres('postgresStore', () => {
           expect(postgresStore(pool, { table, ...(schema && { schema }) }).table).toBe('"public"."t"');
         }
         expect(postgresStore(pool, { table: '"T$1"', schema: 'app' }).table).toBe('"app"."T$1"');
-        expect(postgresStore(pool, { table: 'a' }).schemaSql()).toMatch(/^-- payments-sdk store[\s\S]*CREATE TABLE IF NOT EXISTS "public"."a" \(/);
+        expect(postgresStore(pool, { table: 'a' }).schemaSql()).toMatch(
+          /^-- payments-sdk store[\s\S]*CREATE TABLE IF NOT EXISTS "public"."a" \(/,
+        );
       } finally {
         await pool.end();
       }
@@ -161,7 +163,9 @@ describePostgres('postgresStore', () => {
         for (let round = 0; round < 5; round++) {
           await admin.query('DROP TABLE IF EXISTS spelled');
           const spellings = ['spelled', 'public.spelled', '"spelled"', 'PUBLIC.SPELLED'];
-          await Promise.all(spellings.flatMap((table) => [postgresStore(pool, { table }).migrate(), postgresStore(sql, { table }).migrate()]));
+          await Promise.all(
+            spellings.flatMap((table) => [postgresStore(pool, { table }).migrate(), postgresStore(sql, { table }).migrate()]),
+          );
         }
         const columns = await admin.query(
           "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'spelled' ORDER BY ordinal_position",
@@ -194,12 +198,18 @@ describePostgres('postgresStore', () => {
         inside.resolve();
         await finish.promise;
       });
+      let ended = false;
+      const end = () => {
+        ended = true;
+      };
+      delivery.then(end, end);
       await inside.promise;
       try {
         const started = Date.now();
-        // A SHARE lock (CREATE INDEX, even IF NOT EXISTS) would wait for the delivery to commit.
+        // A SHARE lock (CREATE INDEX, even IF NOT EXISTS) would wait for the delivery to end.
         await postgresStore(admin, { table: 'public.live', timeoutMs: 60_000 }).migrate();
-        expect(Date.now() - started).toBeLessThan(1000);
+        expect(ended).toBe(false);
+        expect(Date.now() - started).toBeLessThan(5000);
       } finally {
         finish.resolve();
       }
@@ -266,6 +276,35 @@ describePostgres('postgresStore', () => {
         }
       });
 
+      it('the server ending the session inside the effect (pg_terminate_backend): the call fails, nothing lands, and the store goes on', async () => {
+        for (const swallow of [false, true]) {
+          const key = storeKey('webhook', `evt_terminated_${swallow}`);
+          const error = await caught(
+            store.transact(key, async ({ tx }) => {
+              await tx.query('INSERT INTO effects (tag) VALUES ($1)', ['terminated']);
+              const pid = (await tx.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]?.pid;
+              await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+              // The effect that swallows the failure still must not commit anything.
+              const next = tx.query('SELECT 1');
+              if (swallow) await next.catch(() => {});
+              else await next;
+            }),
+          );
+          expect(error).toBeInstanceOf(Error);
+          expect(await harness.count('terminated')).toBe(0);
+          if (driver.name === 'pg Client') {
+            expect(await caught(store.read([key]))).toMatchObject({
+              name: 'StoreUnavailableError',
+              message: expect.stringMatching(/pg Client's connection has ended.*pass a pg Pool/),
+            });
+            return;
+          }
+          await until('the store to answer again', async () => (await store.read([key]).catch(() => undefined)) !== undefined);
+          expect(await store.read([key])).toEqual([undefined]);
+        }
+        expect(await store.transact(storeKey('webhook', 'evt_after'), harness.effect('after'))).toEqual({ state: 'done' });
+      });
+
       it('a claim waiting on a lock gives up within its bound and never lands later', async () => {
         const key = storeKey('bulk', 'b', 'locked');
         expect((await store.claim([{ key, owner: 'A', leaseMs: 1 }]))[0]?.state).toBe('claimed');
@@ -277,7 +316,8 @@ describePostgres('postgresStore', () => {
           const error = await caught(store.claim([{ key, owner: 'B', leaseMs: LONG }]));
           expect(error).toBeInstanceOf(StoreTimeoutError);
           expect(error.message).toMatch(/within 1500 ms; it was rolled back/);
-          expect(Date.now() - started).toBeLessThan(2500);
+          // Before the server's own bound (3500 ms): the SDK gives up first.
+          expect(Date.now() - started).toBeLessThan(3400);
         } finally {
           await holder.query('COMMIT');
           holder.release();
@@ -289,7 +329,10 @@ describePostgres('postgresStore', () => {
           return rows[0]?.n === 0;
         });
         expect((await store.read([key]))[0]).toMatchObject({ claims: 1 });
-        expect((await store.claim([{ key, owner: 'C', leaseMs: LONG }]))[0]).toMatchObject({ state: 'claimed', record: { claims: 2, owner: 'C' } });
+        expect((await store.claim([{ key, owner: 'C', leaseMs: LONG }]))[0]).toMatchObject({
+          state: 'claimed',
+          record: { claims: 2, owner: 'C' },
+        });
       });
 
       it('a database that stops answering (SIGSTOP): calls fail within their bound, and nothing lands once it answers again', async () => {
@@ -315,7 +358,7 @@ describePostgres('postgresStore', () => {
         }
         expect(transact).toBeInstanceOf(StoreTimeoutError);
         expect(claim).toBeInstanceOf(StoreTimeoutError);
-        expect(elapsed).toBeLessThan(2 * 600 + 800);
+        expect(elapsed).toBeLessThan(2 * 600 + 1500);
         if (driver.name === 'pg Client') {
           // A single Client's next call waits its turn behind the ROLLBACK sent on giving up.
           await until('the Client to answer again', async () => (await bounded.read(['warm'])).length === 1);

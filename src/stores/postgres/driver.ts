@@ -17,7 +17,7 @@
  * @module
  */
 import { PaymentsError } from '../../core/errors.js';
-import { StoreTimeoutError, StoreUnavailableError } from './errors.js';
+import { StoreTimeoutError, StoreUnavailableError } from './unavailable.js';
 
 /** The answer of a `pg` query, as far as the SDK reads it. */
 export interface PgQueryResultLike {
@@ -99,7 +99,7 @@ export interface SqlSession {
 export interface SqlDriver {
   /**
    * Runs `work` in one transaction, committed when it resolves and rolled back when it throws (the
-   * error rethrown as it is). Rejects with a {@link StoreTimeoutError} when the whole (connecting
+   * error rethrown as it is). Rejects with the driver's timeout error (a `StoreTimeoutError`) when the whole (connecting
    * included) takes over `timeoutMs`: the transaction is then abandoned and never commits, short of
    * a COMMIT already sent.
    */
@@ -141,10 +141,17 @@ interface Connection {
 
 type Opener = () => Promise<Connection>;
 
-/** Recognises `db` by its shape. Throws, naming what is accepted, for anything else. */
-export function sqlDriver(db: PostgresDatabase, where: string): SqlDriver {
+/**
+ * Recognises `db` by its shape. Throws, naming what is accepted, for anything else. A transaction
+ * that takes too long rejects with `timeoutError(message)`.
+ */
+export function sqlDriver(
+  db: PostgresDatabase,
+  where: string,
+  timeoutError: (message: string) => Error = (message) => new StoreTimeoutError(message),
+): SqlDriver {
   const open = openerOf(db, where);
-  return { transaction: (timeoutMs, work) => transaction(open, timeoutMs, work) };
+  return { transaction: (timeoutMs, work) => transaction(open, timeoutMs, work, timeoutError) };
 }
 
 function openerOf(db: unknown, where: string): Opener {
@@ -206,7 +213,7 @@ function pgConnection(client: PgClientLike, handBack: PgHandBack): Connection {
       handBack.done();
     } else {
       // The listener stays: a client being closed may still emit an error.
-      handBack.drop(lost ?? new StoreTimeoutError('Connection dropped: its transaction was abandoned.'));
+      handBack.drop(lost ?? new Error('Connection dropped: its transaction was abandoned.'));
     }
   };
   const query = async (text: string, params?: readonly unknown[]) => {
@@ -367,7 +374,7 @@ function postgresJsOpener(sql: PostgresJsLike): Opener {
       const writable = async () => {
         // A statement that failed may have failed with the connection: its close is reported to
         // `begin` within the same turn of the event loop, so one turn later `closed` is known.
-        if (failed) await new Promise((resolve) => setImmediate(resolve));
+        if (failed) await new Promise((resolve) => setTimeout(resolve, 0));
         return !closed && !settled;
       };
       const connection = (tx: PostgresJsTransactionLike): Connection => {
@@ -386,10 +393,9 @@ function postgresJsOpener(sql: PostgresJsLike): Opener {
             });
           },
           query: async (text, params) => {
-            const result = run(text, params);
             try {
-              await bounds;
-              const rows = await result;
+              // Both awaited together: the statement's failure is handled even when the bounds failed first.
+              const [, rows] = await Promise.all([bounds, run(text, params)]);
               return { rows: rows as unknown as Record<string, unknown>[], rowCount: rows.count ?? 0 };
             } catch (error) {
               failed = true;
@@ -418,16 +424,26 @@ function postgresJsOpener(sql: PostgresJsLike): Opener {
     });
 }
 
-async function transaction<T>(open: Opener, timeoutMs: number, work: (session: SqlSession) => Promise<T>): Promise<T> {
+async function transaction<T>(
+  open: Opener,
+  timeoutMs: number,
+  work: (session: SqlSession) => Promise<T>,
+  timeoutError: (message: string) => Error,
+): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   /** Set once COMMIT is sent: from then on, whether the transaction committed is the server's to say. */
   let committing = false;
-  const timedOut = () =>
-    new StoreTimeoutError(
+  /** The timeouts of this transaction, told apart from the effect's own errors. */
+  const timeouts = new WeakSet<object>();
+  const timedOut = () => {
+    const error = timeoutError(
       committing
         ? `The database did not confirm the COMMIT within ${timeoutMs} ms: the transaction committed if the server received it, and was rolled back otherwise.`
         : `The database did not finish the transaction within ${timeoutMs} ms; it was rolled back.`,
     );
+    timeouts.add(error);
+    return error;
+  };
   const late = () => performance.now() >= deadline;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const expired = new Promise<never>((_, reject) => {
@@ -445,7 +461,8 @@ async function transaction<T>(open: Opener, timeoutMs: number, work: (session: S
     query(text, params) {
       // Past the deadline nothing more reaches the connection: the server may end it any moment,
       // and what is sent now would land after the caller was told it failed.
-      if (!usable || !connection || late()) return Promise.reject(timedOut());
+      if (late()) return Promise.reject(timedOut());
+      if (!usable || !connection) return Promise.reject(new PaymentsError('This transaction is over: use tx while the effect runs.'));
       return connection.query(text, params);
     },
   };
@@ -457,7 +474,7 @@ async function transaction<T>(open: Opener, timeoutMs: number, work: (session: S
     try {
       result = await bounded(work(session));
     } catch (error) {
-      if (error instanceof StoreTimeoutError || late()) throw error;
+      if (timeouts.has(error as object) || late()) throw error;
       // The effect's own error: rolled back within the time left, then rethrown as it is.
       usable = false;
       const rolledBack = connection.rollback();

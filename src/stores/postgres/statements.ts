@@ -45,12 +45,19 @@ const FREE_FOR = (owner: string) =>
 
 /** The statements of one table. */
 export interface Statements {
+  /** Claims many keys in one statement. */
   claim: string;
+  /** Extends a live lease. */
   renew: string;
+  /** Settles a key for its owner. */
   settle: string;
+  /** Ends a claim, keeping a note. */
   release: string;
+  /** Reads records without claiming. */
   read: string;
+  /** Settles a key inside `transact`'s transaction. */
   transact: string;
+  /** Why `transact` found the key taken. */
   transactFound: string;
 }
 

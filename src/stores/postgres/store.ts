@@ -7,9 +7,9 @@
 import { PaymentsError } from '../../core/errors.js';
 import type { Store, StoreClaim, StoreClaimRequest, StoreJsonObject, StoreRecord, StoreTransactResult } from '../store.js';
 import { migrateSchema, type PostgresDatabase, type SqlDriver, type SqlResult, type SqlSession, sqlDriver } from './driver.js';
-import { StoreTimeoutError, StoreUnavailableError } from './errors.js';
 import { schemaSql, statements } from './statements.js';
 import { DEFAULT_TABLE, tableName } from './table-name.js';
+import { StoreTimeoutError, StoreUnavailableError } from './unavailable.js';
 
 /** Options of {@link postgresStore}. */
 export interface PostgresStoreOptions {
@@ -91,7 +91,10 @@ export function postgresStore(db: PostgresDatabase, options: PostgresStoreOption
   const problems: string[] = [];
   const named = tableName(options.table ?? DEFAULT_TABLE, options.schema);
   if (!named.ok) problems.push(...named.problems);
-  if (options.timeoutMs !== undefined && (!Number.isSafeInteger(options.timeoutMs) || options.timeoutMs < 1 || options.timeoutMs > 60_000)) {
+  if (
+    options.timeoutMs !== undefined &&
+    (!Number.isSafeInteger(options.timeoutMs) || options.timeoutMs < 1 || options.timeoutMs > 60_000)
+  ) {
     problems.push('timeoutMs must be an integer number of milliseconds from 1 to 60000');
   }
   if (problems.length > 0 || !named.ok) throw new PaymentsError(`${where}: ${problems.join('; ')}.`);
@@ -164,7 +167,9 @@ export function postgresStore(db: PostgresDatabase, options: PostgresStoreOption
 
     async read(keys) {
       if (!Array.isArray(keys)) throw new PaymentsError(`${where}.read: keys must be an array.`);
-      keys.forEach((key, i) => checkKey(key, `${where}.read: keys[${i}]`));
+      keys.forEach((key, i) => {
+        checkKey(key, `${where}.read: keys[${i}]`);
+      });
       const found = new Map<string, StoreRecord>();
       for (let at = 0; at < keys.length; at += READ_CHUNK) {
         const { rows } = await run(sql.read, [keys.slice(at, at + READ_CHUNK)]);
@@ -179,7 +184,7 @@ export function postgresStore(db: PostgresDatabase, options: PostgresStoreOption
       let effectError: { error: unknown } | undefined;
       try {
         return await driver.transaction(transactMs, async (session): Promise<StoreTransactResult> => {
-          const taken = await session.query(sql.transact, [key, jsonOrNull(transactOptions.data), jsonOrNull(transactOptions.result)]);
+          const taken = await session.query(sql.transact, [key, jsonOrNull(transactOptions?.data), jsonOrNull(transactOptions?.result)]);
           if (taken.rowCount === 0) {
             const { rows } = await session.query(sql.transactFound, [key]);
             return { state: rows[0]?.settled === true ? 'settled' : 'busy' };
@@ -239,7 +244,9 @@ function rounds(requests: readonly StoreClaimRequest[]): number[][] {
   requests.forEach((r, i) => {
     const round = seen.get(r.key) ?? 0;
     seen.set(r.key, round + 1);
-    (out[round] ??= []).push(i);
+    const positions = out[round] ?? [];
+    positions.push(i);
+    out[round] = positions;
   });
   return out;
 }
