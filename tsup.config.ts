@@ -39,8 +39,8 @@ const library: Options = {
 };
 
 // The `payments-sdk` bin (package.json `bin`): Node only, one ESM file with the SDK code it uses
-// inlined. Its own dependencies (commander, csv-parse, csv-stringify, cli-progress, and pg, an optional
-// peer loaded only for --database-url) stay imports of
+// inlined. Its own dependencies (commander, csv-parse, csv-stringify, cli-progress, and the optional
+// store drivers loaded only for a --database-url or --store URL) stay imports of
 // this file alone, so the library entries above never load them (checked by `npm run size`).
 const cli: Options = {
   entry: { cli: 'src/cli/index.ts' },
@@ -55,7 +55,8 @@ const cli: Options = {
   treeshake: true,
   banner: { js: '#!/usr/bin/env node' },
   // Dependencies stay imports, as in the library build above.
-  external: ['msw', 'pg', 'commander', 'cli-progress', /^csv-(parse|stringify)(\/.*)?$/, /^node:/],
+  // The store drivers (pg, postgres, redis, ioredis) load only for a --store URL, whichever is installed.
+  external: ['msw', 'pg', 'postgres', 'redis', 'ioredis', 'commander', 'cli-progress', /^csv-(parse|stringify)(\/.*)?$/, /^node:/],
   removeNodeProtocol: false,
 };
 

@@ -6,35 +6,34 @@
  * 1. rate limit: 10,000 payouts against the testing kit's mock with `rateLimit` R/s (default 200):
  *    the sustained rate once adapted (per 5 s window, after the first), as a ratio of R, and the
  *    share of requests answered 429.
- * 2. journal: fileJournal vs memoryJournal throughput, interleaved rounds against the mock served
- *    over HTTP by a child process (the server's CPU is not the client's), answering at once (the
- *    worst case for the journal) and after 30 ms (nearer a real service).
+ * 2. store: fileStore vs memoryStore throughput, interleaved rounds against the mock served over
+ *    HTTP by a child process (the server's CPU is not the client's), answering at once (the worst
+ *    case for the store) and after 30 ms (nearer a real service).
  * 3. memory: 100,000 rows from an async iterable (`skipInvalid: true`, streamed), against a `fetch`
- *    that answers at once and stores nothing: heap after GC every 10,000 rows, for a journal that
- *    keeps nothing (the runner alone), memoryJournal and fileJournal.
- * 4. postgres (not in the default set): 4 workers, each a process with its own pg Pool, on one batch
- *    through postgresJournal, against the mock over HTTP in a child process with `rateLimit` R/s
- *    (default 100): the sustained rate (per 5 s window, after the first) as a ratio of R; then the
- *    same without a limit (the journal's ceiling). On the server of BENCH_PG_URL, or on one started
- *    here (bench/postgres-server.ts).
+ *    that answers at once and stores nothing: heap after GC every 10,000 rows, for a store that
+ *    keeps nothing (the runner alone), memoryStore and fileStore.
+ * 4. workers: the mock over HTTP in a child process behind a token bucket of R/s (default 100; a
+ *    burst of R, then 429 with `Retry-After: 1` beyond it), answering after 30 ms: one worker, then
+ *    4 workers on one batch (4 runners sharing one memoryStore in this process, then 4 processes
+ *    sharing one redisStore): the sustained rate (per 5 s window, after the first) as a ratio of R.
+ *    On the Redis of BENCH_REDIS_URL, or on a redis-server started here.
  *
- *   BENCH_ONLY=rate,journal,memory,postgres   BENCH_QUICK=1 (fewer rows and rounds)   BENCH_RATE=200
- *   BENCH_PG_URL=postgres://user@127.0.0.1:5432/db (a database the bench may create a table in; default:
- *   a server started here)
+ *   BENCH_ONLY=rate,store,memory,workers   BENCH_QUICK=1 (fewer rows and rounds)   BENCH_RATE=200
+ *   BENCH_REDIS_URL=redis://127.0.0.1:6379 (a Redis the bench may write keys under bench-bulk: into)
  */
-import { fork } from 'node:child_process';
+import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BulkJournal, fileJournal, memoryJournal, PaymentsClient } from 'payments-sdk';
-import { postgresJournal } from 'payments-sdk/postgres';
+import { PaymentsClient } from 'payments-sdk';
+import { fileStore, memoryStore, redisStore, type Store } from 'payments-sdk/stores';
 import { createMockService } from 'payments-sdk/testing';
-import pg from 'pg';
+import { createClient } from 'redis';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'rate,journal,memory').split(','));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'rate,store,memory,workers').split(','));
 const RATE = Number(process.env.BENCH_RATE ?? 200);
 const gc = (globalThis as { gc?: () => void }).gc;
 
@@ -57,15 +56,31 @@ const fmt = (x: number, d = 3) => x.toFixed(d);
 
 // ------------------------------------------------------------------ child: the mock over HTTP
 if (process.argv[2] === '--serve') {
-  // The mock over HTTP, each answer held `latency` ms (a real service takes tens of ms or more).
+  // The mock over HTTP, each answer held `latency` ms (a real service takes tens of ms or more),
+  // behind a token bucket of `limit` requests a second when given (a burst of `limit`, then 429
+  // with Retry-After: 1 beyond it).
   const latency = Number(process.argv[3] ?? 0);
   const limit = Number(process.argv[4] ?? 0);
-  const mock = createMockService(limit > 0 ? { rateLimit: { requests: limit, perMs: 1000 } } : {});
+  const mock = createMockService();
   mock.seed({ wallets: [{ currency: 'XOF', balance: Number.MAX_SAFE_INTEGER }] }, { apiKey: mock.liveApiKey });
+  let tokens = limit;
+  let filledAt = performance.now();
+  const take = (): boolean => {
+    const now = performance.now();
+    tokens = Math.min(limit, tokens + ((now - filledAt) / 1000) * limit);
+    filledAt = now;
+    if (tokens < 1) return false;
+    tokens -= 1;
+    return true;
+  };
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     if (latency > 0) await new Promise((resolve) => setTimeout(resolve, latency));
+    if (limit > 0 && req.method === 'POST' && !take()) {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '1' }).end('{"message":"Trop de requêtes."}');
+      return;
+    }
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
     const answer = await mock.fetch(`${mock.baseUrl}${req.url}`, {
@@ -83,11 +98,11 @@ if (process.argv[2] === '--serve') {
     server.closeAllConnections();
   });
 } else if (process.argv[2] === '--worker') {
-  // child: one postgresJournal worker (see workersRun)
-  const [databaseUrl, base, key, batchId, n] = process.argv.slice(3) as [string, string, string, string, string];
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
-  const result = await runWorker(base, key, batchId, Number(n), postgresJournal(pool, { table: 'bench_bulk_journal' }));
-  await pool.end();
+  // child: one worker on a redisStore (see workersRun)
+  const [redisUrl, base, key, batchId, n] = process.argv.slice(3) as [string, string, string, string, string];
+  const redis = await createClient({ url: redisUrl }).connect();
+  const result = await runWorker(base, key, batchId, Number(n), redisStore(redis, { prefix: 'bench-bulk:' }));
+  await redis.close();
   process.send?.(result, () => process.disconnect());
 } else {
   await main();
@@ -96,12 +111,12 @@ if (process.argv[2] === '--serve') {
 async function main() {
   console.log(`node ${process.version}, ${QUICK ? 'QUICK' : 'full'} run`);
   if (ONLY.has('rate')) await rateLimit();
-  if (ONLY.has('journal')) {
-    await journalOverhead(0);
-    await journalOverhead(30);
+  if (ONLY.has('store')) {
+    await storeOverhead(0);
+    await storeOverhead(30);
   }
   if (ONLY.has('memory')) await memory();
-  if (ONLY.has('postgres')) await postgresWorkers();
+  if (ONLY.has('workers')) await sharedWorkers();
 }
 
 async function rateLimit() {
@@ -145,7 +160,7 @@ async function rateLimit() {
   console.log(`concurrency seen: min ${Math.min(...concurrency)}, median ${median(concurrency)}, max ${Math.max(...concurrency)}`);
 }
 
-async function journalOverhead(latency: number) {
+async function storeOverhead(latency: number) {
   const rounds = QUICK ? 3 : 7;
   const n = (QUICK ? 1000 : 2000) / (latency > 0 ? 4 : 1);
   const server = fork(new URL(import.meta.url), ['--serve', String(latency)], { stdio: 'inherit', execArgv: [] });
@@ -153,9 +168,10 @@ async function journalOverhead(latency: number) {
   const dir = await mkdtemp(join(tmpdir(), 'bench-bulk-'));
   const client = new PaymentsClient({ apiKey: key, baseUrl: url });
   const run = async (kind: 'memory' | 'file', round: number) => {
-    const journal: BulkJournal = kind === 'file' ? fileJournal(join(dir, `${kind}-${round}.journal`)) : memoryJournal();
+    const store = kind === 'file' ? fileStore(join(dir, `${kind}-${round}.store`)) : memoryStore();
     const started = performance.now();
-    const s = await client.payouts.createMany(rows(n), { batchId: `j-${kind}-${round}-${Date.now()}`, journal, concurrency: 8 }).summary();
+    const s = await client.payouts.createMany(rows(n), { batchId: `s-${kind}-${round}-${Date.now()}`, store, concurrency: 8 }).summary();
+    await store.close?.();
     if (s.created !== n) throw new Error(`round ${round} ${kind}: ${JSON.stringify(s)}`);
     return n / ((performance.now() - started) / 1000);
   };
@@ -176,12 +192,10 @@ async function journalOverhead(latency: number) {
   server.disconnect();
   await rm(dir, { recursive: true, force: true });
   console.log(
-    `\n## journal: ${n} payouts per round, concurrency 8, mock over HTTP in another process answering after ${latency} ms, ${rounds} interleaved rounds`,
+    `\n## store: ${n} payouts per round, concurrency 8, mock over HTTP in another process answering after ${latency} ms, ${rounds} interleaved rounds`,
   );
-  console.log(`memoryJournal: median ${fmt(median(mem), 0)} payouts/s (min ${fmt(Math.min(...mem), 0)}, max ${fmt(Math.max(...mem), 0)})`);
-  console.log(
-    `fileJournal:   median ${fmt(median(file), 0)} payouts/s (min ${fmt(Math.min(...file), 0)}, max ${fmt(Math.max(...file), 0)})`,
-  );
+  console.log(`memoryStore: median ${fmt(median(mem), 0)} payouts/s (min ${fmt(Math.min(...mem), 0)}, max ${fmt(Math.max(...mem), 0)})`);
+  console.log(`fileStore:   median ${fmt(median(file), 0)} payouts/s (min ${fmt(Math.min(...file), 0)}, max ${fmt(Math.max(...file), 0)})`);
   console.log(`file / memory: median ${fmt(median(ratios))}, min ${fmt(Math.min(...ratios))}, max ${fmt(Math.max(...ratios))}`);
 }
 
@@ -195,17 +209,19 @@ async function memory() {
     fetch: async () => new Response(body, { status: 201, headers: { 'content-type': 'application/json' } }),
   });
   const dir = await mkdtemp(join(tmpdir(), 'bench-bulk-mem-'));
-  const keepsNothing: BulkJournal = {
-    claim: async (r) => ({ state: 'claimed', record: { idempotencyKey: r.idempotencyKey, index: r.index, attempts: 1, sentAt: r.now } }),
-    read: async (_batchId, keys) => keys.map(() => undefined),
-    settle: async () => {},
-    release: async () => {},
+  const keepsNothing: Store = {
+    kind: 'nothing',
+    claim: async (requests) => requests.map((r) => ({ state: 'claimed', record: { key: r.key, claims: 1, age: 0, settled: false } })),
+    renew: async () => true,
+    settle: async () => true,
+    release: async () => true,
+    read: async (keys) => keys.map(() => undefined),
   };
   console.log(`\n## memory: ${n} rows from an async iterable (streamed with skipInvalid), heap after GC`);
-  for (const [name, journal] of [
-    ['journal keeping nothing (the runner alone)', keepsNothing],
-    ['memoryJournal', memoryJournal()],
-    ['fileJournal', fileJournal(join(dir, 'mem.journal'))],
+  for (const [name, store] of [
+    ['a store keeping nothing (the runner alone)', keepsNothing],
+    ['memoryStore', memoryStore({ maxKeys: 1_000_000 })],
+    ['fileStore', fileStore(join(dir, 'mem.store'))],
   ] as const) {
     async function* source() {
       for (let i = 0; i < n; i++) yield row(i);
@@ -218,7 +234,7 @@ async function memory() {
       .createMany(source(), {
         batchId: `mem-${name}`,
         key: (r) => r.reference,
-        journal,
+        store,
         skipInvalid: true,
         concurrency: 16,
         onProgress: (p) => {
@@ -229,6 +245,7 @@ async function memory() {
         },
       })
       .summary();
+    await store.close?.();
     const seconds = (performance.now() - started) / 1000;
     // From the 10 % mark to the 90 % one: both while the source is still open (at 100 % it may
     // have ended, and what the run held for it with it).
@@ -246,40 +263,49 @@ async function memory() {
   await rm(dir, { recursive: true, force: true });
 }
 
-async function postgresWorkers() {
+async function sharedWorkers() {
   const rate = Number(process.env.BENCH_RATE ?? 100);
   const n = rate * (QUICK ? 15 : 40);
-  const workers = Number(process.env.BENCH_PG_WORKERS ?? 4);
-  const given = process.env.BENCH_PG_URL;
-  const { startBenchPostgres } = (await import(
-    new URL('./postgres-server.ts', import.meta.url).href
-  )) as typeof import('./postgres-server.js');
-  const database = given ? { url: given, stop: async () => {} } : await startBenchPostgres();
+  const redis = process.env.BENCH_REDIS_URL ? { url: process.env.BENCH_REDIS_URL, stop: () => {} } : await startRedis();
   try {
-    const pool = new pg.Pool({ connectionString: database.url, max: 1 });
-    await postgresJournal(pool, { table: 'bench_bulk_journal' }).migrate();
-    await pool.end();
-    console.log(`\n## postgres: ${workers} workers, ${n} payouts, mock over HTTP at R = ${rate}/s answering after 30 ms`);
-    const shared = memoryJournal();
-    // The same runners sharing one memoryJournal in this process: what they reach under a limit they
-    // share, with a journal that costs nothing.
-    await workersRun(n, rate, workers, 'memoryJournal shared in-process', { journal: () => shared });
-    await workersRun(n, rate, workers, 'postgresJournal, a process and a pg Pool each', { databaseUrl: database.url });
-    // Without a limit: how many rows a second the same workers move through each journal (the
-    // journal's ceiling: any limit below it can be reached).
-    const free = QUICK ? 1000 : 3000;
-    console.log(`\n## postgres: the same ${workers} workers, ${free} payouts, no rate limit (ratios of ${rate}/s)`);
-    await workersRun(free, rate, workers, 'memoryJournal shared in-process', { journal: () => shared }, 0);
-    await workersRun(free, rate, workers, 'postgresJournal, a process and a pg Pool each', { databaseUrl: database.url }, 0);
+    console.log(`\n## workers: ${n} payouts, mock over HTTP behind a token bucket of R = ${rate}/s, answering after 30 ms`);
+    await workersRun(n, rate, 1, 'one worker, memoryStore', { store: () => memoryStore() });
+    const shared = memoryStore();
+    await workersRun(n, rate, 4, '4 runners sharing one memoryStore in this process', { store: () => shared });
+    await workersRun(n, rate, 4, '4 processes sharing one redisStore', { redisUrl: redis.url });
   } finally {
-    await database.stop();
+    redis.stop();
+  }
+}
+
+/** A redis-server of its own on a free port, without persistence. */
+async function startRedis(): Promise<{ url: string; stop(): void }> {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+  const child: ChildProcess = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: 'ignore',
+  });
+  const url = `redis://127.0.0.1:${port}`;
+  for (let tries = 0; ; tries++) {
+    try {
+      const probe = await createClient({ url }).connect();
+      await probe.close();
+      return { url, stop: () => child.kill() };
+    } catch (error) {
+      if (tries > 100) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
   }
 }
 
 /** What one worker does: runs the batch, and reports when each row it sent was answered. */
-async function runWorker(base: string, key: string, batchId: string, n: number, journal: BulkJournal) {
+async function runWorker(base: string, key: string, batchId: string, n: number, store: Store) {
   const client = new PaymentsClient({ apiKey: key, baseUrl: base });
-  const batch = client.payouts.createMany(rows(n), { batchId, key: (r) => r.reference, journal, concurrency: 8 });
+  const batch = client.payouts.createMany(rows(n), { batchId, key: (r) => r.reference, store, concurrency: 8 });
   const marks: number[] = [];
   for await (const r of batch) if (r.status === 'created' || r.status === 'replayed') marks.push(Date.now());
   return { marks, summary: await batch.summary() };
@@ -290,7 +316,7 @@ async function workersRun(
   rate: number,
   workers: number,
   name: string,
-  where: { journal: () => BulkJournal } | { databaseUrl: string },
+  where: { store: () => Store } | { redisUrl: string },
   limit = rate,
 ) {
   // Each answer held 30 ms, nearer a real service; the limit is the service's own (0: none).
@@ -298,13 +324,13 @@ async function workersRun(
   const { url: base, key } = await new Promise<{ url: string; key: string }>((resolve) =>
     server.once('message', (m) => resolve(m as never)),
   );
-  const batchId = `pg-${Date.now()}`;
+  const batchId = `workers-${Date.now()}`;
   const started = Date.now();
   const results = await Promise.all(
     Array.from({ length: workers }, async () => {
-      if ('journal' in where) return runWorker(base, key, batchId, n, where.journal());
-      // A worker of its own, as on another machine: its own process, event loop and pg Pool.
-      const child = fork(new URL(import.meta.url), ['--worker', where.databaseUrl, base, key, batchId, String(n)], {
+      if ('store' in where) return runWorker(base, key, batchId, n, where.store());
+      // A worker of its own, as on another machine: its own process, event loop and Redis connection.
+      const child = fork(new URL(import.meta.url), ['--worker', where.redisUrl, base, key, batchId, String(n)], {
         stdio: 'inherit',
         execArgv: [],
       });

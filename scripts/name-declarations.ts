@@ -33,6 +33,13 @@ const NAMES: Record<string, string> = {
   store: 'store',
 };
 
+/** Chunks whose rollup name another chunk also has, told apart by a name only they declare. */
+const BY_CONTENT: Array<{ name: string; declares: string; target: string }> = [
+  // src/stores/errors.ts: StoreTimeoutError and StoreFullError, shared by the stores entry and the main
+  // entry (bulk payouts' default memoryStore).
+  { name: 'errors', declares: 'declare class StoreTimeoutError', target: 'store-errors' },
+];
+
 const CHUNK = /^(?<name>[a-z-]+)-(?<hash>[A-Za-z0-9_-]{8})\.d\.(?<ext>c?ts)$/;
 
 const files = readdirSync(dist).filter((file) => /\.d\.c?ts$/.test(file));
@@ -42,7 +49,8 @@ for (const file of files) {
   const match = CHUNK.exec(file);
   if (!match?.groups) continue;
   const { name, ext } = match.groups as { name: string; ext: string };
-  const target = NAMES[name];
+  const special = BY_CONTENT.find((c) => c.name === name && readFileSync(join(dist, file), 'utf8').includes(c.declares));
+  const target = special?.target ?? NAMES[name];
   if (target === undefined) unknown.push(file);
   else renames.set(file, `${target}.d.${ext}`);
 }

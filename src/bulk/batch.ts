@@ -59,7 +59,10 @@ function checkOptions(o: CreateManyOptions<never>): void {
     leaseMs: [Number.isFinite(l) && l >= 10, 'at least 10 ms'],
     resendWindowMs: [w >= 0 && w <= DAY_MS, 'from 0 to 24 hours'],
     store: [
-      st === undefined || ['claim', 'renew', 'settle', 'release', 'read'].every((name) => typeof (st as unknown as Record<string, unknown>)?.[name] === 'function'),
+      st === undefined ||
+        ['claim', 'renew', 'settle', 'release', 'read'].every(
+          (name) => typeof (st as unknown as Record<string, unknown>)?.[name] === 'function',
+        ),
       'a store of payments-sdk/stores (claim, renew, settle, release, read)',
     ],
   } as Record<string, [boolean, string]>).filter(([, [ok]]) => !ok);

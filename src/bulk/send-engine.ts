@@ -259,7 +259,11 @@ export class BatchRun<R extends PayoutCreateParams> {
   }
 
   /** Records the row's outcome (201, 200, 409) for good, then reports it. */
-  async #settle(item: BatchItem<R>, status: 'created' | 'replayed' | 'conflict', extra: { payout?: Payout; error?: PaymentsError }): Promise<void> {
+  async #settle(
+    item: BatchItem<R>,
+    status: 'created' | 'replayed' | 'conflict',
+    extra: { payout?: Payout; error?: PaymentsError },
+  ): Promise<void> {
     const payout = extra.payout && plainJson({ id: extra.payout.id, status: extra.payout.status });
     const result: StoreJsonObject = {
       status,
@@ -622,7 +626,9 @@ function plainJson(value: Record<string, unknown>): StoreJsonObject {
 /** The error of a row an earlier run saw refused, reported without a send. */
 function earlierRefusal(note: SendNote, idempotencyKey: string): PaymentsError {
   const error = note.error;
-  const what = error ? `${String(error.name ?? 'refused')}${error.status !== undefined ? ` ${String(error.status)}` : ''}: ${String(error.message ?? '')}` : 'refused';
+  const what = error
+    ? `${String(error.name ?? 'refused')}${error.status !== undefined ? ` ${String(error.status)}` : ''}: ${String(error.message ?? '')}`
+    : 'refused';
   const refusal = new PaymentsError(
     `An earlier run's send of this row was refused before anything was created (${what}). Once the cause is fixed, rerun with retryFailed to send it again under the same Idempotency-Key.`,
   );

@@ -1,6 +1,6 @@
 /**
  * `payments-sdk payouts bulk <file.csv> --batch-id ID`: `client.payouts.createMany` from a CSV.
- * Each row needs a stable identity: a `key` column, or `--key-by-position` (the journal then keeps
+ * Each row needs a stable identity: a `key` column, or `--key-by-position` (the store then keeps
  * a hash of each row and refuses a rerun whose rows moved). The CSV is read strictly (every row has
  * the header's fields; the separator is detected or given) and every row is checked before anything
  * is sent (all bad rows are listed with their CSV line); then a progress bar, and a results CSV
@@ -286,7 +286,8 @@ const STORE_URL_HELP = `${DEFAULT_STORE_DIR}/<batch id>.store, or ${STORE_URL_VA
  */
 function defaultStorePath(batchId: string): string {
   const safe = batchId.replace(/[^A-Za-z0-9._-]/g, '_');
-  const name = safe === batchId && !batchId.startsWith('.') ? safe : `${safe}-${createHash('sha256').update(batchId).digest('hex').slice(0, 12)}`;
+  const name =
+    safe === batchId && !batchId.startsWith('.') ? safe : `${safe}-${createHash('sha256').update(batchId).digest('hex').slice(0, 12)}`;
   return join(DEFAULT_STORE_DIR, `${name}.store`);
 }
 

@@ -9,7 +9,7 @@
  */
 import { redactSecrets, sanitizeError } from '../internal/redaction.js';
 import type { Store } from '../stores/store.js';
-import { CliError } from './exit-codes.js';
+import { CliError, describeError, EXIT } from './exit-codes.js';
 
 /** The environment variable holding the store's file path or URL. */
 export const STORE_URL_VARIABLE = 'PAYMENTS_STORE_URL';
@@ -28,8 +28,7 @@ export type StoreTarget = { kind: 'file'; path: string } | { kind: 'redis'; url:
 
 /** A store opened by a command, and how to close what was opened for it. */
 export interface OpenedStore {
-  // biome-ignore lint/suspicious/noExplicitAny: the Postgres store gives its webhook context, unused here
-  store: Store<any, any>;
+  store: Store<unknown, unknown>;
   target: StoreTarget;
   /** What to print about it: the file's path, or the kind and where the URL came from (never the URL). */
   shown: string;
@@ -59,6 +58,14 @@ export function storeTargetOf({ url, source }: StoreUrl): StoreTarget {
   throw new CliError(`${source} must be a file path, or a redis://, rediss://, postgres:// or postgresql:// URL (it has ${scheme}://).`);
 }
 
+/** Closes `store`, then the connection opened for it. */
+function closing(store: Store<unknown, unknown>, closeDriver: () => Promise<void>): () => Promise<void> {
+  return async () => {
+    await store.close?.();
+    await closeDriver();
+  };
+}
+
 /** Loads an optional driver; `undefined` when it is not installed. */
 async function optional<T>(load: () => Promise<T>): Promise<T | undefined> {
   try {
@@ -80,7 +87,12 @@ export async function openStore(storeUrl: StoreUrl): Promise<OpenedStore> {
   try {
     return await openTarget(target, storeUrl.source);
   } catch (error) {
-    throw error instanceof CliError ? error : withoutStoreSecrets(error, storeUrl.url);
+    if (error instanceof CliError) throw error;
+    // One line that names the part that failed: the store, as given by the flag or the variable.
+    throw new CliError(
+      `the store (${storeUrl.source}) cannot be opened: ${describeError(withoutStoreSecrets(error, storeUrl.url))}`,
+      EXIT.service,
+    );
   }
 }
 
@@ -94,36 +106,74 @@ async function openTarget(target: StoreTarget, source: StoreUrl['source']): Prom
   if (target.kind === 'redis') {
     const nodeRedis = await optional(() => import('redis'));
     if (nodeRedis) {
-      const client = nodeRedis.createClient({ url: target.url });
+      // A server that cannot be reached fails the command after a few tries, instead of retrying for ever.
+      const client = nodeRedis.createClient({
+        url: target.url,
+        socket: { connectTimeout: 5000, reconnectStrategy: (retries, cause) => (retries >= 3 ? cause : 200 * (retries + 1)) },
+      });
       // A connection the server drops is reconnected by the client: the store's call reports it.
       client.on('error', () => {});
       await client.connect();
       const store = stores.redisStore(client);
-      return { store, target, shown, close: async () => void (await store.close?.(), await client.close()) };
+      return {
+        store,
+        target,
+        shown,
+        close: closing(store, async () => {
+          await client.close();
+        }),
+      };
     }
     const ioredis = await optional(() => import('ioredis'));
     if (!ioredis) throw new CliError(`${source} needs the redis or ioredis package, neither is installed: npm install redis`);
-    const client = new ioredis.default(target.url, { lazyConnect: true });
+    const client = new ioredis.default(target.url, {
+      lazyConnect: true,
+      connectTimeout: 5000,
+      maxRetriesPerRequest: 1,
+      retryStrategy: (times) => (times > 3 ? null : 200 * times),
+    });
     client.on('error', () => {});
     await client.connect();
     const store = stores.redisStore(client);
-    return { store, target, shown, close: async () => void (await store.close?.(), client.disconnect()) };
+    return {
+      store,
+      target,
+      shown,
+      close: closing(store, async () => {
+        await client.disconnect();
+      }),
+    };
   }
+  const { postgresStore } = await import('../stores/postgres/store.js');
   const pg = await optional(() => import('pg'));
   if (pg) {
     const pool = new pg.default.Pool({ connectionString: target.url, max: 4, connectionTimeoutMillis: 10_000 });
     // An idle connection the server ends is replaced by the pool: nothing to report.
     pool.on('error', () => {});
-    const store = stores.postgresStore(pool);
+    const store = postgresStore(pool);
     await store.migrate();
-    return { store, target, shown, close: async () => void (await store.close?.(), await pool.end()) };
+    return {
+      store,
+      target,
+      shown,
+      close: closing(store, async () => {
+        await pool.end();
+      }),
+    };
   }
   const postgres = await optional(() => import('postgres'));
   if (!postgres) throw new CliError(`${source} needs the pg or postgres package, neither is installed: npm install pg`);
   const sql = postgres.default(target.url, { max: 4, onnotice: () => {} });
-  const store = stores.postgresStore(sql);
+  const store = postgresStore(sql);
   await store.migrate();
-  return { store, target, shown, close: async () => void (await store.close?.(), await sql.end({ timeout: 1 })) };
+  return {
+    store,
+    target,
+    shown,
+    close: closing(store, async () => {
+      await sql.end({ timeout: 1 });
+    }),
+  };
 }
 
 /**

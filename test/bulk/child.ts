@@ -1,10 +1,13 @@
 /**
- * A bulk payout run by a child process (bundled by esbuild from src/, run by the crash test) over a
- * file store: settings from the environment, one line per result on stdout (`R <index> <status>`),
- * then `S <summary JSON>`.
+ * A bulk payout run by a child process (bundled by esbuild from src/, run by the crash and workers
+ * tests) over a file store (`BULK_STORE`) or a Redis store (`BULK_REDIS_URL`, through node-redis or,
+ * with `BULK_REDIS_CLIENT=ioredis`, ioredis): settings from the environment, one line per result on
+ * stdout (`R <index> <status>`), then `S <summary JSON>`.
  */
+import IORedis from 'ioredis';
+import { createClient } from 'redis';
 import { PaymentsClient } from '../../src/index.js';
-import { fileStore, type Store } from '../../src/stores/index.js';
+import { fileStore, redisStore, type Store } from '../../src/stores/index.js';
 
 const env = (name: string) => {
   const value = process.env[name];
@@ -21,8 +24,23 @@ const client = new PaymentsClient({
   headers: { 'x-runner': env('BULK_RUNNER') },
 });
 
-const store: Store = fileStore(env('BULK_STORE'));
-const closeStore = async () => store.close?.();
+let store: Store;
+let closeStore = async () => {};
+if (process.env.BULK_REDIS_URL) {
+  if (process.env.BULK_REDIS_CLIENT === 'ioredis') {
+    const redis = new IORedis(process.env.BULK_REDIS_URL);
+    store = redisStore(redis, { prefix: 'bulk-test:' });
+    closeStore = async () => void redis.disconnect();
+  } else {
+    const redis = await createClient({ url: process.env.BULK_REDIS_URL }).connect();
+    store = redisStore(redis, { prefix: 'bulk-test:' });
+    closeStore = async () => void (await redis.close());
+  }
+} else {
+  const file = fileStore(env('BULK_STORE'));
+  store = file;
+  closeStore = async () => file.close?.();
+}
 
 function* rows() {
   for (let i = 0; i < rowsCount; i++) {

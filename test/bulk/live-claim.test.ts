@@ -1,7 +1,8 @@
 /**
  * A row is sent only under a live claim. A worker frozen past its lease while its row waited for a
- * send slot (here: its renewals never answer, and its one send slot is held by a stalled request)
- * must not send that row once it wakes up: another worker took the row over and paid it meanwhile.
+ * send slot (here: its renewals never answer, or fail, and its one send slot is held by a stalled
+ * request) must not send that row once it wakes up: another worker took the row over and paid it
+ * meanwhile.
  * The frozen worker renews before sending, learns that the row is no longer its own, and reports
  * the row as the other worker recorded it; its stalled send of the other row is reported as not
  * recorded (`leaseLost`).
@@ -13,12 +14,16 @@ import { type Store, storeKey } from '../../src/stores/store.js';
 import { allPayouts, countByRow, liveClient, payoutMock, rows } from '../helpers/bulk.js';
 import { collect, posts, statuses } from '../helpers/bulk-results.js';
 
-/** `inner`, except that while `frozen()` its renewals never answer (a worker whose timers do not run). */
-function freezable(inner: Store, frozen: () => boolean): Store {
+/**
+ * `inner`, except that while `frozen()` its renewals never answer (`hang`: a worker whose timers do
+ * not run) or fail (`fail`: a store that cannot be reached).
+ */
+function freezable(inner: Store, frozen: () => boolean, how: 'hang' | 'fail'): Store {
+  const stuck = () => (how === 'hang' ? new Promise<boolean>(() => {}) : Promise.reject(new Error('the store did not answer')));
   return {
     kind: inner.kind,
     claim: (requests) => inner.claim(requests),
-    renew: (key, owner, leaseMs) => (frozen() ? new Promise<boolean>(() => {}) : inner.renew(key, owner, leaseMs)),
+    renew: (key, owner, leaseMs) => (frozen() ? stuck() : inner.renew(key, owner, leaseMs)),
     settle: (key, owner, result) => inner.settle(key, owner, result),
     release: (key, owner, note) => inner.release(key, owner, note),
     read: (keys) => inner.read(keys),
@@ -26,7 +31,10 @@ function freezable(inner: Store, frozen: () => boolean): Store {
 }
 
 describe('a send leaves only under a live claim', () => {
-  it('a worker frozen past its lease while its row waited for a send slot does not send it after another worker took it over', async () => {
+  it.each([
+    ['frozen past its lease (its renewals never answer)', 'hang'],
+    ['whose renewals failed past its lease', 'fail'],
+  ] as const)('a worker %s while its row waited for a send slot does not send it after another worker took it over', async (_, how) => {
     const mock = payoutMock();
     const store = memoryStore();
     const key = (r: { reference: string }) => r.reference;
@@ -56,12 +64,18 @@ describe('a send leaves only under a live claim', () => {
       },
     });
     const running = collect(
-      a.payouts.createMany(rows(2), { batchId: 'frozen', key, store: freezable(store, () => frozen), concurrency: 1, leaseMs: 300 }),
+      a.payouts.createMany(rows(2), {
+        batchId: `frozen-${how}`,
+        key,
+        store: freezable(store, () => frozen, how),
+        concurrency: 1,
+        leaseMs: 300,
+      }),
     );
     await stallReached;
 
     // A's leases end (by the store's clock) while it is frozen: poll until the store says so.
-    const rowKeys = [storeKey('bulk', 'frozen', 'emp-0'), storeKey('bulk', 'frozen', 'emp-1')];
+    const rowKeys = [storeKey('bulk', `frozen-${how}`, 'emp-0'), storeKey('bulk', `frozen-${how}`, 'emp-1')];
     const deadline = Date.now() + 5000;
     while ((await store.read(rowKeys)).some((record) => record?.owner !== undefined)) {
       expect(Date.now()).toBeLessThan(deadline);
@@ -69,7 +83,7 @@ describe('a send leaves only under a live claim', () => {
     }
 
     // Worker B takes both rows over and pays them.
-    const b = await collect(liveClient(mock).payouts.createMany(rows(2), { batchId: 'frozen', key, store }));
+    const b = await collect(liveClient(mock).payouts.createMany(rows(2), { batchId: `frozen-${how}`, key, store }));
     expect(statuses(b)).toEqual(['created', 'created']);
     const rowOneKey = b[1]?.idempotencyKey;
 

@@ -162,7 +162,9 @@ describe('retryFailed', () => {
       maxRetries: 1,
       retryBackoff: { initialMs: 1, maxMs: 2 },
     });
-    const first = await collect(client.payouts.createMany(rows(3), { batchId: 'amb', store, key, retryBackoff: { initialMs: 1, maxMs: 2 } }));
+    const first = await collect(
+      client.payouts.createMany(rows(3), { batchId: 'amb', store, key, retryBackoff: { initialMs: 1, maxMs: 2 } }),
+    );
     expect(statuses(first)).toEqual(['created', 'failed', 'created']);
     expect(first[1]?.retryable).toBe(false);
     expect(call).toBe(2);

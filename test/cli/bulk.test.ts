@@ -6,7 +6,8 @@
  * semicolons, formulas in cells, the results pointed at the input, two runs on one store at once.
  * And the rule every rerun keeps: a payroll started with the sandbox key (refused before anything is
  * sent), finished with the live key and --retry-failed, run again under another file name and again
- * without its store: each row is paid exactly once.
+ * without its store: each row is paid exactly once. And stores given by URL (Redis, Postgres), whose
+ * passwords are never printed.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -17,6 +18,8 @@ import { PaymentsClient } from 'payments-sdk';
 import { createMockService } from 'payments-sdk/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type MockHttpServer, startServer } from '../../src/testing/node-server.js';
+import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
+import { describeRedis, type RedisServer, startRedisServer } from '../helpers/redis.js';
 import { type CliResult, childEnv, cliPath, collect } from './support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'cli-bulk-'));
@@ -353,9 +356,9 @@ describe('payments-sdk payouts bulk', () => {
   });
 
   it('the payroll, run with the sandbox key, then the live key, renamed, and without its store: each row paid exactly once', async () => {
-    const rows = [header, ...good(6, 700)];
+    const rows = [header, ...good(6, 70)];
     const file = csv('payroll-dec.csv', rows);
-    const mine = () => payoutPosts.filter((p) => p.amount >= 700_000 && p.amount <= 705_000);
+    const mine = () => payoutPosts.filter((p) => p.amount >= 70_000 && p.amount <= 75_000);
     const paid = () => mine().filter((p) => p.status === 201).length;
     const before = mock.requests.length;
 
@@ -389,13 +392,21 @@ describe('payments-sdk payouts bulk', () => {
 
     // Six payouts at the service, one per row.
     expect(paid()).toBe(6);
-    expect(new Set(mine().filter((p) => p.status === 201).map((p) => p.amount)).size).toBe(6);
-    const payouts = await new PaymentsClient({ apiKey: mock.liveApiKey as string, baseUrl: server.url }).payouts.list({ per_page: 100 }).toArray();
-    expect(payouts.filter((p) => Number(p.amount) >= 700_000 && Number(p.amount) <= 705_000)).toHaveLength(6);
+    expect(
+      new Set(
+        mine()
+          .filter((p) => p.status === 201)
+          .map((p) => p.amount),
+      ).size,
+    ).toBe(6);
+    const payouts = await new PaymentsClient({ apiKey: mock.liveApiKey as string, baseUrl: server.url }).payouts
+      .list({ per_page: 100 })
+      .toArray();
+    expect(payouts.filter((p) => Number(p.amount) >= 70_000 && Number(p.amount) <= 75_000)).toHaveLength(6);
   });
 
   it('--store takes another file, or a URL (PAYMENTS_STORE_URL too); a bad scheme is refused naming the source, never printing the URL', async () => {
-    const file = csv('elsewhere.csv', [header, ...good(2, 800)]);
+    const file = csv('elsewhere.csv', [header, ...good(2, 80)]);
     const path = join(dir, 'elsewhere.store');
     const first = await runCli(['payouts', 'bulk', file, '--batch-id', 'elsewhere', '--store', path, '--json'], env);
     expect(first.code, first.stderr).toBe(0);
@@ -405,7 +416,11 @@ describe('payments-sdk payouts bulk', () => {
     expect(existsSync(storeFile('elsewhere'))).toBe(false);
     const secret = 'hunter2-secret';
     for (const [args, extra, says] of [
-      [['--store', `mysql://shop:${secret}@127.0.0.1/shop`], {}, '--store must be a file path, or a redis://, rediss://, postgres:// or postgresql:// URL'],
+      [
+        ['--store', `mysql://shop:${secret}@127.0.0.1/shop`],
+        {},
+        '--store must be a file path, or a redis://, rediss://, postgres:// or postgresql:// URL',
+      ],
       [[], { PAYMENTS_STORE_URL: `mysql://shop:${secret}@127.0.0.1/shop` }, 'PAYMENTS_STORE_URL must be a file path'],
     ] as const) {
       const result = await runCli(['payouts', 'bulk', file, '--batch-id', 'elsewhere', ...args], { ...env, ...extra });
@@ -413,6 +428,61 @@ describe('payments-sdk payouts bulk', () => {
       expect(result.stderr).toContain(says);
       expect(result.stderr + result.stdout).not.toContain(secret);
     }
+  });
+
+  describeRedis('with a Redis store', () => {
+    describe('through PAYMENTS_STORE_URL or --store', () => {
+      let redis: RedisServer;
+      beforeAll(async () => {
+        redis = await startRedisServer();
+      });
+      afterAll(() => redis?.stop());
+
+      it('PAYMENTS_STORE_URL=redis://… shares the batch: a rerun from another directory skips every row; a bad password is never printed', async () => {
+        const file = csv('redis.csv', [header, ...good(3, 60)]);
+        const first = await runCli(['payouts', 'bulk', file, '--batch-id', 'redis-1', '--json'], { ...env, PAYMENTS_STORE_URL: redis.url });
+        expect(first.code, first.stderr).toBe(0);
+        expect(JSON.parse(first.stdout.trim())).toMatchObject({ created: 3, store: 'redis (PAYMENTS_STORE_URL)' });
+        expect(existsSync(storeFile('redis-1'))).toBe(false);
+        const again = await runCli(['payouts', 'bulk', file, '--batch-id', 'redis-1', '--store', redis.url], env);
+        expect(again.code, again.stderr).toBe(0);
+        expect(again.stderr).toContain('created 0, replayed 0, skipped 3');
+
+        const secret = 'redis-pass-7Hq';
+        const closed = `redis://user:${secret}@127.0.0.1:1/0`;
+        const refused = await runCli(['payouts', 'bulk', file, '--batch-id', 'redis-2'], { ...env, PAYMENTS_STORE_URL: closed });
+        expect(refused.code).toBe(4);
+        expect(refused.stderr).toMatch(/^error: the store \(PAYMENTS_STORE_URL\) cannot be opened: /);
+        expect(refused.stderr + refused.stdout).not.toContain(secret);
+      });
+    });
+  });
+
+  describePostgres('with a Postgres store', () => {
+    describe('through PAYMENTS_STORE_URL or --store', () => {
+      let database: PostgresServer;
+      beforeAll(async () => {
+        database = await startPostgresServer();
+      }, 60_000);
+      afterAll(() => database?.stop());
+
+      it('PAYMENTS_STORE_URL=postgres://… makes its table and shares the batch; a password is never printed', async () => {
+        const file = csv('postgres.csv', [header, ...good(2, 64)]);
+        const first = await runCli(['payouts', 'bulk', file, '--batch-id', 'pg-1'], { ...env, PAYMENTS_STORE_URL: database.url });
+        expect(first.code, first.stderr).toBe(0);
+        expect(first.stderr).toContain('created 2');
+        const again = await runCli(['payouts', 'bulk', file, '--batch-id', 'pg-1', '--store', database.url], env);
+        expect(again.code, again.stderr).toBe(0);
+        expect(again.stderr).toContain('created 0, replayed 0, skipped 2');
+
+        const secret = 'pg-pass-Zq81';
+        const wrong = database.url.replace('postgres@', `postgres:${secret}@`).replace(/:(\d+)\//, ':1/');
+        const refused = await runCli(['payouts', 'bulk', file, '--batch-id', 'pg-2'], { ...env, PAYMENTS_STORE_URL: wrong });
+        expect(refused.code).toBe(4);
+        expect(refused.stderr).toMatch(/^error: the store \(PAYMENTS_STORE_URL\) cannot be opened: /);
+        expect(refused.stderr + refused.stdout).not.toContain(secret);
+      }, 60_000);
+    });
   });
 
   it('a second run on the same store while the first runs is refused, naming its process; the first finishes', async () => {

@@ -1,6 +1,6 @@
 /**
  * The set-up of the tests where worker processes (test/bulk/child.ts) run one bulk payout together
- * through a shared journal: the payout mock served behind a fault-injecting proxy, a worker's `BULK_*`
+ * through a shared store: the payout mock served behind a fault-injecting proxy, a worker's `BULK_*`
  * environment, and the check that the service holds exactly one payout per row.
  */
 import type { MockHttpServer, MockService } from 'payments-sdk/testing';
@@ -29,21 +29,20 @@ export async function servedFaultyMock(
 
 /**
  * The `BULK_*` environment of a worker: `rows` rows of batch `batchId` sent through `proxy` by
- * `runner`, 6 at a time, with 1.5 s leases; `journal` names the shared journal (`BULK_REDIS_*` or
- * `BULK_PG_*`).
+ * `runner`, 6 at a time, with 1.5 s leases; `store` names the shared store (`BULK_REDIS_*`).
  */
 export function workerEnv(
   mock: MockService,
   proxy: FaultProxy,
   run: { rows: number; batchId: string; runner: string },
-  journal: Record<string, string>,
+  store: Record<string, string>,
 ): Record<string, string> {
   return {
     BULK_API_KEY: mock.liveApiKey as string,
     BULK_BASE_URL: proxy.url,
     BULK_ROWS: String(run.rows),
     BULK_BATCH_ID: run.batchId,
-    ...journal,
+    ...store,
     BULK_RUNNER: run.runner,
     BULK_CONCURRENCY: '6',
     BULK_LEASE_MS: '1500',

@@ -56,7 +56,7 @@ export function loggedStore(inner: Store, log: string[] = []): Store & { log: st
     log,
     async claim(requests) {
       const answers = await inner.claim(requests);
-      answers.forEach((answer, i) => log.push(`claim ${requests[i]?.key} ${answer.state}`));
+      for (const [i, answer] of answers.entries()) log.push(`claim ${requests[i]?.key} ${answer.state}`);
       return answers;
     },
     async renew(key, owner, leaseMs) {
