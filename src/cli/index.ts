@@ -1,7 +1,7 @@
 /**
  * The `payments-sdk` command line (`npx payments-sdk <command>`): `mock`, `trigger`, `export`,
  * `payouts bulk`, `reconcile` and `db schema`. Keys come from the environment (`PAYMENTS_API_KEY`, `PAYMENTS_BASE_URL`,
- * `PAYMENTS_WEBHOOK_SECRET`, `PAYMENTS_DATABASE_URL`) or flags and are never printed. Errors are one line (`--debug` adds the
+ * `PAYMENTS_WEBHOOK_SECRET`, `PAYMENTS_STORE_URL`) or flags and are never printed. Errors are one line (`--debug` adds the
  * stack); exit codes are listed in `--help`. Built for Node only, as `dist/cli.js`.
  */
 import { Command, CommanderError } from 'commander';
@@ -32,7 +32,7 @@ export function buildProgram(): Command {
   registerDb(program);
   program.addHelpText(
     'afterAll',
-    `\nKeys come from PAYMENTS_API_KEY, PAYMENTS_BASE_URL, PAYMENTS_WEBHOOK_SECRET and PAYMENTS_DATABASE_URL\n(or flags: prefer the environment, as flags show in the process list), and are never printed.${EXIT_CODES_HELP}`,
+    `\nKeys come from PAYMENTS_API_KEY, PAYMENTS_BASE_URL, PAYMENTS_WEBHOOK_SECRET and PAYMENTS_STORE_URL\n(or flags: prefer the environment, as flags show in the process list), and are never printed.${EXIT_CODES_HELP}`,
   );
   for (const command of program.commands) {
     command.exitOverride();

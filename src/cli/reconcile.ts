@@ -127,7 +127,7 @@ async function reconcileTo(
 ): Promise<void> {
   const controller = new AbortController();
   let progress: Progress | undefined;
-  const reconcileOptions: ReconcileOptions = {
+  const reconcileOptions: ReconcileOptions<unknown, unknown> = {
     from: options.from,
     ...(options.to ? { to: options.to } : {}),
     stalePendingAfter: options.staleAfter * 60_000,
