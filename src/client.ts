@@ -46,8 +46,31 @@ export type { ClientMode, HttpMethod, RequestOptions, RetryBackoff };
 
 /** Options of `new PaymentsClient()`. */
 export interface ClientOptions {
-  /** Secret API key. Default: env `PAYMENTS_API_KEY`. Missing → {@link PaymentsError} at construction. */
-  apiKey?: string;
+  /**
+   * Secret API key: a string, or a function that returns it (or a promise of it), for a key kept in
+   * a secret manager or rotated: the function is called once per SDK call, before anything is sent.
+   * Default: env `PAYMENTS_API_KEY`. A missing key does not fail construction (a client built at
+   * module level survives a framework's build step): the first call fails with a
+   * {@link PaymentsError} that names `PAYMENTS_API_KEY`, and nothing is sent.
+   *
+   * ```ts
+   * const client = new PaymentsClient({ apiKey: () => secrets.get('payments-api-key') });
+   * ```
+   */
+  apiKey?: string | (() => string | Promise<string>);
+  /**
+   * A plugin or platform built on the SDK, added to the `User-Agent` of every request (as
+   * `name/version (+url)`), so that the service can tell its traffic apart. `name` and `version` are
+   * HTTP tokens (letters, digits and `!#$%&'*+.^_\`|~-`), `url` an absolute http(s) URL.
+   */
+  appInfo?: {
+    /** The plugin's name, e.g. `shop-plugin`. */
+    name: string;
+    /** Its version, e.g. `1.4.0`. */
+    version?: string;
+    /** Where to learn about it, e.g. `https://shop.example.com/plugin`. */
+    url?: string;
+  };
   /** Service root, e.g. `https://pay.example.com`. A trailing `/` or `/api/v1` is accepted. Default: env `PAYMENTS_BASE_URL`. */
   baseUrl?: string;
   /** Webhook signing secret(s) for `client.webhooks.verify`. Default: env `PAYMENTS_WEBHOOK_SECRET`. */
@@ -86,15 +109,17 @@ export interface ClientOptions {
 }
 
 /**
- * What {@link PaymentsClient.withOptions} can change: the defaults of each call. The key, the base
- * URL, the webhook secret, the `fetch` and the telemetry stay the client's.
+ * What {@link PaymentsClient.withOptions} can change: the defaults of each call, and the API key (a
+ * platform acting for one of its merchants). The base URL, the webhook secret, the `fetch` and the
+ * telemetry stay the client's.
  */
 export type ClientDefaults = Pick<
   ClientOptions,
-  'timeout' | 'maxRetries' | 'headers' | 'retryBackoff' | 'maxResponseBytes' | 'logger' | 'logLevel'
+  'apiKey' | 'timeout' | 'maxRetries' | 'headers' | 'retryBackoff' | 'maxResponseBytes' | 'logger' | 'logLevel'
 >;
 
 const DEFAULT_KEYS: readonly (keyof ClientDefaults)[] = [
+  'apiKey',
   'timeout',
   'maxRetries',
   'headers',
@@ -144,8 +169,6 @@ export class PaymentsClient {
 
   /** The normalised service root (without `/api/v1`). */
   readonly baseUrl: string;
-  /** `'live'`, `'sandbox'` or `'unknown'`, from the key's text. */
-  readonly mode: ClientMode;
   /** Default milliseconds per attempt. */
   readonly timeout: number;
   /** Default retries. */
@@ -154,6 +177,10 @@ export class PaymentsClient {
   // Private fields: invisible to JSON.stringify, util.inspect and Object.keys.
   /** The options this client was built with, the key, base URL and secret resolved: what `withOptions` starts from. */
   readonly #options: ClientOptions;
+  /** Where the key comes from: the key itself, checked at construction, or a function read at each call. */
+  readonly #keySource: string | (() => string | Promise<string>);
+  /** The kind of the key last read (`'unknown'` until a key function has been called). */
+  #mode: ClientMode = 'unknown';
   readonly #webhookSecret: string | string[] | undefined;
   readonly #defaultHeaders: Record<string, string>;
   /** The headers the SDK sets on every call, last, so that no caller's header replaces them. */
@@ -172,46 +199,30 @@ export class PaymentsClient {
           'call the payments service from your server. (Pass dangerouslyAllowBrowser: true only for trusted internal tools.)',
       );
     }
-    const apiKey = options.apiKey ?? readEnv('PAYMENTS_API_KEY');
-    if (typeof apiKey !== 'string' || apiKey.trim() === '') {
-      throw new PaymentsError(missingSettingMessage('No API key', 'apiKey', 'PAYMENTS_API_KEY', 'new PaymentsClient()'));
-    }
-    if (apiKey !== apiKey.trim()) {
-      throw new PaymentsError(
-        'The API key has leading or trailing whitespace: check how it is read from your environment or secret store.',
-      );
-    }
-    if (!isHeaderSafe(`Bearer ${apiKey}`)) {
-      // Checked here, not left to the first request: undici's TypeError for a bad header value
-      // quotes the value, and so would print the whole key.
-      throw new PaymentsError(
-        'The API key contains a line break, a NUL or another character HTTP forbids in a header: ' +
-          'check how it is read from your environment or secret store (a file with two lines, say).',
-      );
-    }
+    this.#keySource = keySourceOf(options.apiKey);
+    if (typeof this.#keySource === 'string') this.#mode = modeOfKey(this.#keySource);
     const baseUrl = options.baseUrl ?? readEnv('PAYMENTS_BASE_URL');
     if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
       throw new PaymentsError('No base URL: pass { baseUrl } (the service root, e.g. "https://pay.example.com") or set PAYMENTS_BASE_URL.');
     }
     this.baseUrl = normalizeBaseUrl(baseUrl);
     this.#webhookSecret = options.webhookSecret ?? readEnv('PAYMENTS_WEBHOOK_SECRET');
-    this.#options = { ...options, apiKey, baseUrl: this.baseUrl, webhookSecret: this.#webhookSecret };
-    this.mode = modeOfKey(apiKey);
+    this.#options = { ...options, baseUrl: this.baseUrl, webhookSecret: this.#webhookSecret };
     this.timeout = checkTimeout(options.timeout ?? 30_000, 'timeout');
     this.maxRetries = checkRetries(options.maxRetries ?? 2, 'maxRetries');
     this.#defaultHeaders = checkHeaders(options.headers, 'headers');
+    // `authorization` is set by the transport, once the call has read the key.
     this.#ownHeaders = [
-      ['authorization', `Bearer ${apiKey}`],
       ['accept', 'application/json'],
       // The runtime does not change under a client: read once.
-      ['user-agent', `payments-sdk/${VERSION} (${runtimeName()})`],
+      ['user-agent', `payments-sdk/${VERSION} (${runtimeName()})${appInfoText(options.appInfo)}`],
     ];
-    const owned = new Set(this.#ownHeaders.map(([name]) => name));
+    const owned = new Set(['authorization', ...this.#ownHeaders.map(([name]) => name)]);
     this.#baseHeaders = [...Object.entries(this.#defaultHeaders).filter(([name]) => !owned.has(name.toLowerCase())), ...this.#ownHeaders];
     this.#transport = createTransport({
       fetch: options.fetch,
       apiRoot: `${this.baseUrl}${API_PREFIX}`,
-      apiKey,
+      apiKey: () => this.#readKey(),
       logger: levelledLogger(options.logger, options.logLevel),
       backoff: checkBackoff(options.retryBackoff),
       maxResponseBytes: checkMaxResponseBytes(options.maxResponseBytes),
@@ -228,13 +239,49 @@ export class PaymentsClient {
   }
 
   /**
+   * `'live'`, `'sandbox'` or `'unknown'`, read from the key's text (`live` against `test` or
+   * `sandbox`). With a key function, `'unknown'` until a call has read the key, then the kind of the
+   * key last read.
+   */
+  get mode(): ClientMode {
+    return this.#mode;
+  }
+
+  /**
+   * The key of one call: the string given, or what the key function (or, when no key was given, the
+   * environment) answers now, checked. Fails with a {@link PaymentsError} that never quotes it.
+   */
+  async #readKey(): Promise<string> {
+    const source = this.#keySource;
+    if (typeof source === 'string') return source;
+    let key: unknown;
+    try {
+      key = await source();
+    } catch (error) {
+      if (error instanceof PaymentsError) throw error;
+      throw new PaymentsError(`The apiKey function failed (${errorTypeOf(error)}): nothing was sent.`, { cause: error });
+    }
+    if (typeof key !== 'string' || key.trim() === '') {
+      throw new PaymentsError(
+        `The apiKey function returned ${typeof key === 'string' ? 'an empty string' : typeof key} instead of a key: nothing was sent.`,
+      );
+    }
+    checkKeyText(key);
+    this.#mode = modeOfKey(key);
+    return key;
+  }
+
+  /**
    * A client with other defaults (timeout, retries, headers, backoff, answer cap, logging) and the
-   * same key, base URL, webhook secret, `fetch` and telemetry, so the same connection pool. `headers` are added
+   * same base URL, webhook secret, `fetch` and telemetry, so the same connection pool. `headers` are added
    * to this client's (a name given again replaces its value). This client is left as it is.
+   * `apiKey` gives another key (a string or a function), for a platform acting for one of its
+   * merchants; without it the client's key is kept.
    *
    * ```ts
    * const patient = client.withOptions({ timeout: 60_000, maxRetries: 5 });
    * const payments = await patient.payments.list({ per_page: 100 }).toArray();
+   * const forSeller = client.withOptions({ apiKey: sellerKey });
    * ```
    */
   withOptions(defaults: ClientDefaults): PaymentsClient {
@@ -243,12 +290,13 @@ export class PaymentsClient {
     if (others.length > 0) {
       throw new PaymentsError(
         `withOptions changes ${DEFAULT_KEYS.join(', ')}; not ${others.map((key) => JSON.stringify(key)).join(', ')}. ` +
-          'For another key, base URL, webhook secret or fetch, construct a new PaymentsClient.',
+          'For another base URL, webhook secret or fetch, construct a new PaymentsClient.',
       );
     }
     const headers =
       defaults.headers === undefined ? this.#defaultHeaders : { ...this.#defaultHeaders, ...checkHeaders(defaults.headers, 'headers') };
-    return new PaymentsClient({ ...this.#options, ...defaults, headers });
+    const apiKey = defaults.apiKey === undefined ? this.#options.apiKey : defaults.apiKey;
+    return new PaymentsClient({ ...this.#options, ...defaults, apiKey, headers });
   }
 
   /**
@@ -596,6 +644,64 @@ function checkTelemetry(telemetry: Telemetry | undefined): Telemetry | undefined
 }
 
 // --- end telemetry wiring ---
+
+/**
+ * Where a client reads its key: a key given (or found in the environment) is checked now; a function
+ * is kept as it is; no key at all becomes a function that looks in the environment again at each call
+ * and fails naming `PAYMENTS_API_KEY`, so that construction never throws for a missing key.
+ */
+function keySourceOf(option: ClientOptions['apiKey']): string | (() => string | Promise<string>) {
+  if (typeof option === 'function') return option;
+  const given = option ?? readEnv('PAYMENTS_API_KEY');
+  if (given !== undefined && typeof given !== 'string') {
+    throw new PaymentsError(`apiKey must be a string or a function that returns one, got ${safeString(typeof given)}.`);
+  }
+  if (given === undefined || given.trim() === '') {
+    return () => {
+      const key = readEnv('PAYMENTS_API_KEY');
+      if (key === undefined || key.trim() === '') {
+        throw new PaymentsError(missingSettingMessage('No API key', 'apiKey', 'PAYMENTS_API_KEY', 'new PaymentsClient()'));
+      }
+      return key;
+    };
+  }
+  checkKeyText(given);
+  return given;
+}
+
+/** Checks that a key can be sent as it is, in words that never quote it. */
+function checkKeyText(apiKey: string): void {
+  if (apiKey !== apiKey.trim()) {
+    throw new PaymentsError('The API key has leading or trailing whitespace: check how it is read from your environment or secret store.');
+  }
+  if (!isHeaderSafe(`Bearer ${apiKey}`)) {
+    // Checked before any request: undici's TypeError for a bad header value quotes the value, and so
+    // would print the whole key.
+    throw new PaymentsError(
+      'The API key contains a line break, a NUL or another character HTTP forbids in a header: ' +
+        'check how it is read from your environment or secret store (a file with two lines, say).',
+    );
+  }
+}
+
+/** RFC 9110 token characters: what a product name or version in a `User-Agent` may hold. */
+const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
+
+/** `appInfo` as the end of the `User-Agent` (` name/version (+url)`), checked; `''` without one. */
+function appInfoText(appInfo: ClientOptions['appInfo']): string {
+  if (appInfo === undefined) return '';
+  if (!isRecord(appInfo)) throw new PaymentsError('appInfo must be an object { name, version?, url? }.');
+  const { name, version, url } = appInfo;
+  const problems: string[] = [];
+  if (typeof name !== 'string' || !TOKEN.test(name))
+    problems.push("name must be 1 to 100 letters, digits or !#$%&'*+.^_`|~- (no spaces, no line breaks)");
+  if (version !== undefined && (typeof version !== 'string' || !TOKEN.test(version)))
+    problems.push("version must be 1 to 100 letters, digits or !#$%&'*+.^_`|~- (no spaces, no line breaks)");
+  if (url !== undefined && (typeof url !== 'string' || url.length > 2048 || !/^https?:\/\/[\x21-\x7e]+$/.test(url) || !URL.canParse(url)))
+    problems.push('url must be an absolute http(s) URL without spaces or line breaks');
+  if (problems.length > 0) throw new PaymentsError(`appInfo: ${problems.join('; ')}.`);
+  return ` ${name}${version === undefined ? '' : `/${version}`}${url === undefined ? '' : ` (+${url})`}`;
+}
 
 /** `true` when `Headers` accepts this value (and name); never lets its TypeError, which quotes the value, out. */
 function isHeaderSafe(value: string, name = 'authorization'): boolean {

@@ -95,8 +95,12 @@ export interface TransportConfig {
   fetch?: typeof fetch | undefined;
   /** The API root every path is under: the base URL and `/api/v1`. */
   apiRoot: string;
-  /** The client's API key: redacted from every answer (the only secret a request carries). */
-  apiKey: string;
+  /**
+   * The client's API key, read once per call before anything is sent (a key function may answer
+   * another key for each call): sent as `Authorization` and redacted from every answer (the only
+   * secret a request carries). Rejects with a {@link PaymentsError} when there is no key.
+   */
+  apiKey: () => Promise<string>;
   logger?: Logger | undefined;
   backoff?: RetryBackoff | undefined;
   /** Largest decoded body accepted, in bytes. */
@@ -136,7 +140,6 @@ export interface Transport {
 export function createTransport(config: TransportConfig): Transport {
   const { logger, apiRoot, maxResponseBytes } = config;
   const backoff = config.backoff ?? {};
-  const secrets = [config.apiKey];
   // Resolved per attempt, not captured: a program (or msw) may replace globalThis.fetch at any time.
   const platformFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
@@ -168,10 +171,18 @@ export function createTransport(config: TransportConfig): Transport {
     // customer's phone or e-mail.
     const url = `${apiRoot}${withoutQuery(call.path)}`;
     const started = logger ? Date.now() : 0;
+    let secrets: readonly string[];
+    try {
+      const key = await config.apiKey();
+      call.headers.set('authorization', `Bearer ${key}`);
+      secrets = [key];
+    } catch (error) {
+      throw logged(error instanceof PaymentsError ? error : new PaymentsError('The API key could not be read.'), call, url);
+    }
     for (let retry = 1; ; retry++) {
       let failure: unknown;
       try {
-        const received = await attempt(call, url, retry - 1);
+        const received = await attempt(call, url, retry - 1, secrets);
         logger?.debug(`payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`);
         return received;
       } catch (error) {
@@ -192,11 +203,11 @@ export function createTransport(config: TransportConfig): Transport {
    * `{ response, body }` for a 2xx; throws an SDK error (an {@link UnreadableBodyError} for a 2xx
    * whose body is not JSON) for anything else.
    */
-  async function attempt(call: CallRequest, url: string, resendCount: number): Promise<Received> {
+  async function attempt(call: CallRequest, url: string, resendCount: number, secrets: readonly string[]): Promise<Received> {
     const observer = call.observer?.onAttempt({ resendCount });
-    if (!observer) return attemptOnce(call, url);
+    if (!observer) return attemptOnce(call, url, secrets);
     try {
-      const answer = await attemptOnce(call, url);
+      const answer = await attemptOnce(call, url, secrets);
       observer.end({ status: answer.response.status });
       return answer;
     } catch (error) {
@@ -206,7 +217,7 @@ export function createTransport(config: TransportConfig): Transport {
   }
 
   /** {@link attempt}, unobserved. */
-  async function attemptOnce(call: CallRequest, url: string): Promise<Received> {
+  async function attemptOnce(call: CallRequest, url: string, secrets: readonly string[]): Promise<Received> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {

@@ -59,6 +59,16 @@ describe('the client', () => {
     expectNoSecret(client.webhooks);
     expect(Object.values(client).some((v) => typeof v === 'string' && v.includes(KEY_BODY))).toBe(false);
   });
+
+  it('never shows a key read from a function either, before or after a call read it', async () => {
+    server.use(http.get(`${API_URL}/wallets`, () => HttpResponse.json({ data: [] })));
+    const client = new PaymentsClient({ apiKey: async () => API_KEY, baseUrl: ORIGIN, webhookSecret: WEBHOOK_SECRET });
+    expectNoSecret(client);
+    await client.wallets.list();
+    expectNoSecret(client);
+    expectNoSecret(client.withOptions({ apiKey: () => API_KEY }));
+    expect(inspect(client)).toContain('sandbox');
+  });
 });
 
 describe('every error class', () => {
