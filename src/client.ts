@@ -10,9 +10,10 @@
 import type * as z from 'zod/mini';
 import { APIPromise, type WithResponse } from './core/api-promise.js';
 import { APIError, InvalidParamsError, PaymentsError, type ValidationIssue } from './core/errors.js';
+// --- telemetry wiring ---
+import { guardTelemetry } from './core/guarded-telemetry.js';
 import { keepFilters, Page, PagePromise } from './core/pagination.js';
 import type { RequestOptions } from './core/request-options.js';
-// --- telemetry wiring ---
 import { type CallObserver, errorTypeOf, type Telemetry, type TelemetryCallInfo } from './core/telemetry.js';
 import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from './internal/config.js';
 import { MAX_TIMER_MS } from './internal/durations.js';
@@ -640,7 +641,7 @@ function checkTelemetry(telemetry: Telemetry | undefined): Telemetry | undefined
   if (telemetry === null || typeof telemetry !== 'object' || typeof telemetry.onCall !== 'function') {
     throw new PaymentsError('telemetry must be an object with an onCall hook, such as openTelemetry() from payments-sdk/opentelemetry.');
   }
-  return telemetry;
+  return guardTelemetry(telemetry);
 }
 
 // --- end telemetry wiring ---

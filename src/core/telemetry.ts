@@ -178,8 +178,8 @@ export interface ReconcileObserver {
 /**
  * Hooks the SDK calls when given as the `telemetry` option of `PaymentsClient`, `webhookHandler`
  * or `expressWebhook`. `openTelemetry()` from `payments-sdk/opentelemetry` implements it; write your
- * own to feed another tool. A hook must not throw: the SDK does not catch around it, so that a
- * measurement never costs more than the hook itself.
+ * own to feed another tool. A hook that throws loses its measurement and nothing else: the SDK
+ * catches around every hook, and the call (delivery, run) ends with its own result or error.
  */
 export interface Telemetry {
   /** An SDK call starts (each page of a list is a call of its own). */

@@ -28,7 +28,8 @@ import {
 import type { AttemptObserver, CallObserver } from '../core/telemetry.js';
 import { readCapped } from './capped-stream.js';
 import { parseJson } from './json.js';
-import type { Logger } from './logger.js';
+import type { LevelledLogger } from './logger.js';
+import { errorFields, maskedBody, maskPersonalData, maskText } from './personal-data.js';
 import { redactDeep, redactHeaders, redactSecrets, sanitizeError } from './redaction.js';
 import { parseRetryAfter } from './retry-after.js';
 import { safeString } from './safe-string.js';
@@ -101,7 +102,7 @@ export interface TransportConfig {
    * secret a request carries). Rejects with a {@link PaymentsError} when there is no key.
    */
   apiKey: () => Promise<string>;
-  logger?: Logger | undefined;
+  logger?: LevelledLogger | undefined;
   backoff?: RetryBackoff | undefined;
   /** Largest decoded body accepted, in bytes. */
   maxResponseBytes: number;
@@ -155,15 +156,8 @@ export function createTransport(config: TransportConfig): Transport {
     // A 3xx comes back as it is and becomes an APIError: followed, a POST would be replayed as a GET
     // and the key could go to another host.
     redirect: 'manual',
-    hooks: {
-      beforeRequest: logger
-        ? [
-            ({ request }) =>
-              logger.debug(`payments-sdk: → ${request.method} ${withoutQuery(request.url)}`, { headers: redactHeaders(request.headers) }),
-          ]
-        : [],
-    },
   });
+  const debugging = logger?.debugging === true;
 
   /** One SDK call: attempts until one succeeds, one fails for good, or the retries are spent. */
   async function send(call: CallRequest): Promise<Received> {
@@ -183,7 +177,11 @@ export function createTransport(config: TransportConfig): Transport {
       let failure: unknown;
       try {
         const received = await attempt(call, url, retry - 1, secrets);
-        logger?.debug(`payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`);
+        if (debugging) {
+          logger?.debug(`payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`, {
+            body: received.body === undefined ? undefined : maskPersonalData(received.body, secrets),
+          });
+        }
         return received;
       } catch (error) {
         failure = error;
@@ -230,6 +228,12 @@ export function createTransport(config: TransportConfig): Transport {
     try {
       // Checked first: an aborted signal sends nothing.
       callerSignal?.throwIfAborted();
+      if (debugging) {
+        logger?.debug(`payments-sdk: → ${call.method} ${url}`, {
+          headers: redactHeaders(call.headers),
+          body: maskedBody(call.body, secrets),
+        });
+      }
       const exchange = async () => {
         const response = await api(call.path, { method: call.method, headers: call.headers, body: call.body, signal: controller.signal });
         return { response, text: await readText(response, maxResponseBytes, call.method, url) };
@@ -253,16 +257,31 @@ export function createTransport(config: TransportConfig): Transport {
     }
   }
 
-  /** Logs a call that failed for good and returns its error. */
+  /**
+   * Logs a call that failed for good and returns its error. An answer of the service is logged by
+   * its status, error class and the names of the fields it refused: its message may quote what the
+   * customer typed (a name, a phone number), so it is never logged. The SDK's own messages are
+   * logged masked.
+   */
   function logged(error: PaymentsError, call: CallRequest, url: string): PaymentsError {
+    if (!logger) return error;
     // A refusal (4xx: the request itself was wrong) is a warning; the service or the network failing
     // for good (5xx, no answer, timeout, a 2xx of the wrong shape) is an error.
     const refused = error instanceof APIError && error.status < 500;
-    (refused ? logger?.warn : logger?.error)?.(`payments-sdk: ${call.method} ${url} failed: ${error.name}: ${error.message}`);
+    const what =
+      error instanceof APIError
+        ? `${error.name} (${error.status})${fieldList(errorFields(error.errors))}`
+        : `${error.name}: ${maskText(error.message)}`;
+    (refused ? logger.warn : logger.error)(`payments-sdk: ${call.method} ${url} failed: ${what}`);
     return error;
   }
 
   return { send };
+}
+
+/** ` (fields: a, b.c)`, or nothing without fields. */
+function fieldList(fields: readonly string[]): string {
+  return fields.length === 0 ? '' : ` (fields: ${fields.join(', ')})`;
 }
 
 /**

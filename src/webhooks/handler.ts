@@ -6,6 +6,7 @@
  * @module
  */
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
+import { guardTelemetry } from '../core/guarded-telemetry.js';
 import { errorTypeOf, type Telemetry, type TelemetryWebhookResult } from '../core/telemetry.js';
 import { readCapped } from '../internal/capped-stream.js';
 import { missingSettingMessage, readEnv } from '../internal/runtime.js';
@@ -278,8 +279,8 @@ export function createWebhookCore<Context>(options: WebhookHandlerOptions<Contex
     throw new PaymentsError(
       `${where}: telemetry must be an object whose onWebhook is a function, such as openTelemetry() from payments-sdk/opentelemetry.`,
     );
-  // A telemetry without onWebhook reports the client's calls only.
-  const onWebhook = telemetry?.onWebhook?.bind(telemetry);
+  // A telemetry without onWebhook reports the client's calls only; a hook that throws is ignored.
+  const onWebhook = telemetry && guardTelemetry(telemetry).onWebhook;
   if (onWebhook === undefined) return { maxBodyBytes, handle: (method, body, headers) => respond(method, body, headers, {}) };
   return {
     maxBodyBytes,
