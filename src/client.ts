@@ -14,7 +14,7 @@ import { APIError, InvalidParamsError, PaymentsError, type ValidationIssue } fro
 import { guardTelemetry } from './core/guarded-telemetry.js';
 import { keepFilters, Page, PagePromise } from './core/pagination.js';
 import type { RequestOptions } from './core/request-options.js';
-import { type CallObserver, errorTypeOf, type Telemetry, type TelemetryCallInfo } from './core/telemetry.js';
+import { type CallObserver, errorTypeOf, type Telemetry, type TelemetryCallInfo, type TelemetryCallResult } from './core/telemetry.js';
 import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from './internal/config.js';
 import { MAX_TIMER_MS } from './internal/durations.js';
 import { isRecord } from './internal/is-record.js';
@@ -467,11 +467,12 @@ export class PaymentsClient {
 
   /** The call `<resource>.<kind>` on the resource at `path` (`/payments`), with its path template. */
   #operation(kind: 'create' | 'retrieve' | 'list', path: string): ObservedOperation {
-    return {
+    const info: ObservedOperation = {
       operation: `${resourceName(path)}.${kind}`,
       method: kind === 'create' ? 'POST' : 'GET',
       urlTemplate: `${API_PREFIX}${path}${kind === 'retrieve' ? `/${idPlaceholder(path)}` : ''}`,
     };
+    return kind === 'list' ? info : { ...info, record: RECORDS[path] };
   }
 
   /**
@@ -487,16 +488,16 @@ export class PaymentsClient {
     const telemetry = this.#telemetry;
     const server = this.#server;
     if (telemetry === undefined || server === undefined) return work(undefined);
-    const call = telemetry.onCall({
-      ...operation,
-      serverAddress: server.address,
-      serverPort: server.port,
-      mode: this.mode,
-      idempotencyKey,
-    });
+    const { record, ...info } = operation;
+    const call = telemetry.onCall({ ...info, serverAddress: server.address, serverPort: server.port, mode: this.mode, idempotencyKey });
     return work(call).then(
       (result) => {
-        call.end({ status: result.response.status, replayed: result.replayed });
+        const id = record && isRecord(result.data) ? result.data[record.field] : undefined;
+        call.end({
+          status: result.response.status,
+          replayed: result.replayed,
+          ...(typeof id === 'string' || typeof id === 'number' ? { record: { type: record?.type ?? 'payment', id: String(id) } } : {}),
+        });
         return result;
       },
       (error: unknown) => {
@@ -613,8 +614,23 @@ export function toQueryString(params: Record<string, unknown>): string {
 
 // --- telemetry wiring ---
 
-/** What a call is, for telemetry: its name, method and path template. */
-type ObservedOperation = Pick<TelemetryCallInfo, 'operation' | 'method' | 'urlTemplate'>;
+/** The kind of record a resource's calls read or create, and the field that identifies it. */
+interface RecordOfCall {
+  type: NonNullable<TelemetryCallResult['record']>['type'];
+  field: string;
+}
+
+/** The record each resource's calls read or create, by the resource's path. */
+const RECORDS: Readonly<Record<string, RecordOfCall>> = {
+  '/payments': { type: 'payment', field: 'uuid' },
+  '/checkout-sessions': { type: 'checkout_session', field: 'reference' },
+  '/payouts': { type: 'payout', field: 'id' },
+  // A payment link is identified by its `uuid` (its `slug` can change).
+  '/payment-links': { type: 'payment_link', field: 'uuid' },
+};
+
+/** What a call is, for telemetry: its name, method and path template, and the record it reads or creates. */
+type ObservedOperation = Pick<TelemetryCallInfo, 'operation' | 'method' | 'urlTemplate'> & { record?: RecordOfCall | undefined };
 
 /** The resource of a path, as merchants call it: `/checkout-sessions` → `checkoutSessions`. */
 function resourceName(path: string): string {

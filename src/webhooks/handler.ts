@@ -7,7 +7,7 @@
  */
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
 import { guardTelemetry } from '../core/guarded-telemetry.js';
-import { errorTypeOf, type Telemetry, type TelemetryWebhookResult } from '../core/telemetry.js';
+import { errorTypeOf, eventRecord, type Telemetry, type TelemetryWebhookResult } from '../core/telemetry.js';
 import { readCapped } from '../internal/capped-stream.js';
 import { missingSettingMessage, readEnv } from '../internal/runtime.js';
 import { sharedMemoryDedupeStore, type WebhookDedupeStore } from './dedupe.js';
@@ -318,6 +318,8 @@ function deliveryResult(response: WebhookResponse, note: DeliveryNote): Telemetr
   if (note.event) {
     result.eventType = note.event.type;
     result.eventId = note.event.id;
+    const record = eventRecord(note.event.type, note.event.data);
+    if (record) result.record = record;
   }
   if (outcome === 'refused' && note.reason !== undefined) result.reason = note.reason;
   if (outcome === 'failed' && note.errorType !== undefined) result.errorType = note.errorType;
