@@ -61,8 +61,8 @@ export interface ClientOptions {
   apiKey?: string | (() => string | Promise<string>);
   /**
    * A plugin or platform built on the SDK, added to the `User-Agent` of every request (as
-   * `name/version (+url)`), so that the service can tell its traffic apart. `name` and `version` are
-   * HTTP tokens (letters, digits and `!#$%&'*+.^_\`|~-`), `url` an absolute http(s) URL.
+   * `name/version (+url)`), so that the service can tell its traffic apart. Each part is printable
+   * ASCII without spaces or line breaks.
    */
   appInfo?: {
     /** The plugin's name, e.g. `shop-plugin`. */
@@ -262,11 +262,7 @@ export class PaymentsClient {
       if (error instanceof PaymentsError) throw error;
       throw new PaymentsError(`The apiKey function failed (${errorTypeOf(error)}): nothing was sent.`, { cause: error });
     }
-    if (typeof key !== 'string' || key.trim() === '') {
-      throw new PaymentsError(
-        `The apiKey function returned ${typeof key === 'string' ? 'an empty string' : typeof key} instead of a key: nothing was sent.`,
-      );
-    }
+    if (typeof key !== 'string' || key.trim() === '') throw new PaymentsError('The apiKey function returned no key: nothing was sent.');
     checkKeyText(key);
     this.#mode = modeOfKey(key);
     return key;
@@ -472,7 +468,10 @@ export class PaymentsClient {
       method: kind === 'create' ? 'POST' : 'GET',
       urlTemplate: `${API_PREFIX}${path}${kind === 'retrieve' ? `/${idPlaceholder(path)}` : ''}`,
     };
-    return kind === 'list' ? info : { ...info, record: RECORDS[path] };
+    const field = RECORD_FIELDS[path];
+    // The record's kind from the path: `/payment-links` → `payment_link`.
+    const type = path.slice(1, -1).replace('-', '_') as RecordOfCall['type'];
+    return kind === 'list' || field === undefined ? info : { ...info, record: { type, field } };
   }
 
   /**
@@ -620,13 +619,13 @@ interface RecordOfCall {
   field: string;
 }
 
-/** The record each resource's calls read or create, by the resource's path. */
-const RECORDS: Readonly<Record<string, RecordOfCall>> = {
-  '/payments': { type: 'payment', field: 'uuid' },
-  '/checkout-sessions': { type: 'checkout_session', field: 'reference' },
-  '/payouts': { type: 'payout', field: 'id' },
+/** The field that identifies the record each resource's calls read or create, by the resource's path. */
+const RECORD_FIELDS: Readonly<Record<string, string>> = {
+  '/payments': 'uuid',
+  '/checkout-sessions': 'reference',
+  '/payouts': 'id',
   // A payment link is identified by its `uuid` (its `slug` can change).
-  '/payment-links': { type: 'payment_link', field: 'uuid' },
+  '/payment-links': 'uuid',
 };
 
 /** What a call is, for telemetry: its name, method and path template, and the record it reads or creates. */
@@ -671,7 +670,7 @@ function keySourceOf(option: ClientOptions['apiKey']): string | (() => string | 
   if (typeof option === 'function') return option;
   const given = option ?? readEnv('PAYMENTS_API_KEY');
   if (given !== undefined && typeof given !== 'string') {
-    throw new PaymentsError(`apiKey must be a string or a function that returns one, got ${safeString(typeof given)}.`);
+    throw new PaymentsError(`apiKey must be a string or a function that returns one, got ${typeof given}.`);
   }
   if (given === undefined || given.trim() === '') {
     return () => {
@@ -701,22 +700,17 @@ function checkKeyText(apiKey: string): void {
   }
 }
 
-/** RFC 9110 token characters: what a product name or version in a `User-Agent` may hold. */
-const TOKEN = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,100}$/;
-
-/** `appInfo` as the end of the `User-Agent` (` name/version (+url)`), checked; `''` without one. */
+/**
+ * `appInfo` as the end of the `User-Agent` (` name/version (+url)`), checked: each part a string of
+ * printable ASCII without spaces (so no line break can reach the header); `''` without one.
+ */
 function appInfoText(appInfo: ClientOptions['appInfo']): string {
   if (appInfo === undefined) return '';
-  if (!isRecord(appInfo)) throw new PaymentsError('appInfo must be an object { name, version?, url? }.');
-  const { name, version, url } = appInfo;
-  const problems: string[] = [];
-  if (typeof name !== 'string' || !TOKEN.test(name))
-    problems.push("name must be 1 to 100 letters, digits or !#$%&'*+.^_`|~- (no spaces, no line breaks)");
-  if (version !== undefined && (typeof version !== 'string' || !TOKEN.test(version)))
-    problems.push("version must be 1 to 100 letters, digits or !#$%&'*+.^_`|~- (no spaces, no line breaks)");
-  if (url !== undefined && (typeof url !== 'string' || url.length > 2048 || !/^https?:\/\/[\x21-\x7e]+$/.test(url) || !URL.canParse(url)))
-    problems.push('url must be an absolute http(s) URL without spaces or line breaks');
-  if (problems.length > 0) throw new PaymentsError(`appInfo: ${problems.join('; ')}.`);
+  const { name, version, url } = isRecord(appInfo) ? appInfo : ({} as Record<string, unknown>);
+  const parts = [name, version ?? 'x', url ?? 'x'];
+  if (!parts.every((part) => typeof part === 'string' && /^[\x21-\x7e]{1,200}$/.test(part))) {
+    throw new PaymentsError('appInfo must be { name, version?, url? }, each of printable ASCII without spaces or line breaks.');
+  }
   return ` ${name}${version === undefined ? '' : `/${version}`}${url === undefined ? '' : ` (+${url})`}`;
 }
 
