@@ -270,4 +270,3 @@ describe('payments.reconcile: payments that moved on after succeeded', () => {
     expect(whole.map((r) => new URL(r.path, 'http://x').searchParams.get('per_page'))).toEqual(['1', '100']);
   });
 });
-
