@@ -61,8 +61,8 @@ export interface ClientOptions {
   apiKey?: string | (() => string | Promise<string>);
   /**
    * A plugin or platform built on the SDK, added to the `User-Agent` of every request (as
-   * `name/version (+url)`), so that the service can tell its traffic apart. Each part is printable
-   * ASCII without spaces or line breaks.
+   * `name/version (+url)`), so that the service can tell its traffic apart. Each part is a string
+   * without spaces or line breaks.
    */
   appInfo?: {
     /** The plugin's name, e.g. `shop-plugin`. */
@@ -701,17 +701,18 @@ function checkKeyText(apiKey: string): void {
 }
 
 /**
- * `appInfo` as the end of the `User-Agent` (` name/version (+url)`), checked: each part a string of
- * printable ASCII without spaces (so no line break can reach the header); `''` without one.
+ * `appInfo` as the end of the `User-Agent` (` name/version (+url)`), checked: strings without
+ * spaces, and nothing `Headers` refuses (a line break, a NUL); `''` without one.
  */
 function appInfoText(appInfo: ClientOptions['appInfo']): string {
   if (appInfo === undefined) return '';
-  const { name, version, url } = isRecord(appInfo) ? appInfo : ({} as Record<string, unknown>);
-  const parts = [name, version ?? 'x', url ?? 'x'];
-  if (!parts.every((part) => typeof part === 'string' && /^[\x21-\x7e]{1,200}$/.test(part))) {
-    throw new PaymentsError('appInfo must be { name, version?, url? }, each of printable ASCII without spaces or line breaks.');
+  const { name, version = '', url = '' } = isRecord(appInfo) ? appInfo : ({} as Record<string, unknown>);
+  const text = ` ${name}${version && `/${version}`}${url && ` (+${url})`}`;
+  // A trailing line break would be trimmed by `Headers`, not refused: the `x` after it keeps it inside.
+  if (![name, version, url].every((part) => typeof part === 'string' && !part.includes(' ')) || !name || !isHeaderSafe(`${text}x`)) {
+    throw new PaymentsError('appInfo must be { name, version?, url? }: strings without spaces or line breaks.');
   }
-  return ` ${name}${version === undefined ? '' : `/${version}`}${url === undefined ? '' : ` (+${url})`}`;
+  return text;
 }
 
 /** `true` when `Headers` accepts this value (and name); never lets its TypeError, which quotes the value, out. */

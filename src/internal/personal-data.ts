@@ -3,7 +3,6 @@
  * and secrets masked, by field name and, in any text, by shape (an e-mail address, a long run of
  * digits such as a phone number). Only the logger uses it, and only at `'debug'`.
  */
-import { isRecord } from './is-record.js';
 import { redactSecrets } from './redaction.js';
 
 /**
@@ -48,17 +47,7 @@ export function maskPersonalData(value: unknown, secrets: readonly string[] = []
   return out;
 }
 
-/** A body as JSON text (a request's, an answer's), masked for the log: the parsed value, or the text masked when it is not JSON. */
+/** A request body (JSON text, as `jsonBody` made it) masked for the log. */
 export function maskedBody(text: string | undefined, secrets: readonly string[]): unknown {
-  if (text === undefined || text === '') return undefined;
-  try {
-    return maskPersonalData(JSON.parse(text), secrets);
-  } catch {
-    return maskText(text, secrets);
-  }
-}
-
-/** The field paths of a refusal's `errors` member, masked as any text, without its messages. */
-export function errorFields(errors: unknown): string[] {
-  return isRecord(errors) ? Object.keys(errors).map((field) => maskText(field)) : [];
+  return text ? maskPersonalData(JSON.parse(text), secrets) : undefined;
 }

@@ -29,7 +29,7 @@ import type { AttemptObserver, CallObserver } from '../core/telemetry.js';
 import { readCapped } from './capped-stream.js';
 import { parseJson } from './json.js';
 import type { LevelledLogger } from './logger.js';
-import { errorFields, maskedBody, maskPersonalData, maskText } from './personal-data.js';
+import { maskedBody, maskPersonalData, maskText } from './personal-data.js';
 import { redactDeep, redactHeaders, redactSecrets, sanitizeError } from './redaction.js';
 import { parseRetryAfter } from './retry-after.js';
 import { safeString } from './safe-string.js';
@@ -270,7 +270,7 @@ export function createTransport(config: TransportConfig): Transport {
     const refused = error instanceof APIError && error.status < 500;
     const what =
       error instanceof APIError
-        ? `${error.name} (${error.status})${fieldList(errorFields(error.errors))}`
+        ? `${error.name} (${error.status})${fieldList(Object.keys(error.errors ?? {}).map((field) => maskText(field)))}`
         : `${error.name}: ${maskText(error.message)}`;
     (refused ? logger.warn : logger.error)(`payments-sdk: ${call.method} ${url} failed: ${what}`);
     return error;

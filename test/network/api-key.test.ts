@@ -149,13 +149,14 @@ describe('appInfo', () => {
   });
 
   it.each([
-    [{ name: 'two words' }, /printable ASCII/],
-    [{ name: 'plugin\r\nX-Injected: 1' }, /printable ASCII/],
-    [{ name: '' }, /printable ASCII/],
-    [{ name: 'ok', version: '1.0\n' }, /printable ASCII/],
-    [{ name: 'ok', url: 'https://a.example/\nb' }, /printable ASCII/],
+    [{ name: 'two words' }, /strings without spaces or line breaks/],
+    [{ name: 'plugin\r\nX-Injected: 1' }, /strings without spaces or line breaks/],
+    [{ name: '' }, /strings without spaces or line breaks/],
+    [{ name: 'ok', version: '1.0\n' }, /strings without spaces or line breaks/],
+    [{ name: 'ok', url: 'https://a.example/\nb' }, /strings without spaces or line breaks/],
     ['shop', /^appInfo must be \{ name, version\?, url\? \}/],
-    [{ name: 'ok', version: 2 }, /printable ASCII/],
+    [{ name: 'ok', url: 'https://a.example/\u0000' }, /strings without spaces or line breaks/],
+    [{ name: 'ok', version: 2 }, /strings without spaces or line breaks/],
   ])('refuses %j at construction', (appInfo, message) => {
     expect(() => new PaymentsClient({ apiKey: LIVE, baseUrl: 'http://127.0.0.1:9', appInfo: appInfo as never })).toThrow(message);
   });
