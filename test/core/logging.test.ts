@@ -4,10 +4,11 @@
  * text); a refusal is logged by its status, error class and field names, never by the service's
  * message, which may quote the customer. A logger that throws never changes a call's outcome.
  */
-import { inspect } from 'node:util';
 import { type Logger, PaymentsClient, UnprocessableEntityError } from 'payments-sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { payment } from '../helpers/fixtures.js';
+import { chargeParams, payment } from '../helpers/fixtures.js';
+import { recordingLogger } from '../helpers/logger.js';
+import { expectOutcomesUnchanged } from '../helpers/outcomes.js';
 import { answerCreation, startServer, type TestServer } from '../network/server.js';
 
 const KEY = 'sk_test_LoggingKeyThatMustNotShow';
@@ -39,25 +40,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-function capture() {
-  const lines: { level: string; args: unknown[] }[] = [];
-  const logger: Logger = {
-    error: (...args) => lines.push({ level: 'error', args }),
-    warn: (...args) => lines.push({ level: 'warn', args }),
-    info: (...args) => lines.push({ level: 'info', args }),
-    debug: (...args) => lines.push({ level: 'debug', args }),
-  };
-  return { lines, logger, text: () => inspect(lines, { depth: Number.POSITIVE_INFINITY }) };
-}
-
-const charge = {
-  amount: 5000,
-  currency: 'XOF',
-  country: 'SEN',
-  provider: 'orange',
-  phone: PHONE,
-  description: `Commande 1042 pour ${EMAIL}`,
-};
+const charge = { ...chargeParams, phone: PHONE, description: `Commande 1042 pour ${EMAIL}` };
 
 function expectNoPersonalData(text: string) {
   for (const secret of [PHONE, EMAIL, 'awa.diop', NAME, '77 123 45 67', KEY, 'tok_secret_value']) expect(text).not.toContain(secret);
@@ -65,7 +48,7 @@ function expectNoPersonalData(text: string) {
 
 describe('logLevel debug: bodies, masked', () => {
   it('logs the request and answer bodies with phone numbers, e-mails, names and secrets masked, identifiers kept', async () => {
-    const { lines, logger, text } = capture();
+    const { lines, logger, text } = recordingLogger();
     const client = new PaymentsClient({ apiKey: KEY, baseUrl: server.origin, logger, logLevel: 'debug' });
     await client.payments.create(charge);
     await client.payments.retrieve('9b2f8a1e-3c4d-4e5f-8a9b-0c1d2e3f4a5b');
@@ -92,7 +75,7 @@ describe('logLevel debug: bodies, masked', () => {
 
 describe('a refusal whose message quotes the customer', () => {
   it.each(['debug', 'warn'] as const)('at %s, is logged by status, class and field names, never by its message', async (logLevel) => {
-    const { lines, logger, text } = capture();
+    const { lines, logger, text } = recordingLogger();
     const client = new PaymentsClient({ apiKey: KEY, baseUrl: server.origin, logger, logLevel });
     const error = await client.checkoutSessions.create({ amount: 5000, currency: 'XOF' }).catch((e: unknown) => e);
     // The error the merchant gets keeps the service's message: only the log leaves it out.
@@ -109,28 +92,11 @@ describe('a refusal whose message quotes the customer', () => {
 
 describe('a logger that throws', () => {
   it('changes neither the result of a call nor its error', async () => {
-    const throwing: Logger = {
-      error: () => {
-        throw new Error('log sink closed');
-      },
-      warn: () => {
-        throw new Error('log sink closed');
-      },
-      info: () => {
-        throw new Error('log sink closed');
-      },
-      debug: () => {
-        throw new Error('log sink closed');
-      },
+    const sinkClosed = () => {
+      throw new Error('log sink closed');
     };
+    const throwing: Logger = { error: sinkClosed, warn: sinkClosed, info: sinkClosed, debug: sinkClosed };
     const client = new PaymentsClient({ apiKey: KEY, baseUrl: server.origin, logger: throwing, logLevel: 'debug' });
-    const { data, idempotencyKey } = await client.payments.create(charge).withResponse();
-    expect(data.uuid).toMatch(/-/);
-    expect(idempotencyKey).toBeDefined();
-    const error = await client.checkoutSessions
-      .create({ amount: 5000, currency: 'XOF' }, { idempotencyKey: 'order-1' })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UnprocessableEntityError);
-    expect((error as UnprocessableEntityError).idempotencyKey).toBe('order-1');
+    await expectOutcomesUnchanged(client, charge, 'order-1');
   });
 });

@@ -1,5 +1,5 @@
 /** Shared pieces of the bulk payout tests: rows, a mock with money in its wallet, counting payouts. */
-import { type BulkOutcome, PaymentsClient, type Payout, type PayoutCreateParams } from 'payments-sdk';
+import { type BulkOutcome, PaymentsClient, type Payout, type PayoutCreateParams, type Telemetry } from 'payments-sdk';
 import { createMockService, type MockService, type MockServiceOptions } from 'payments-sdk/testing';
 import type { BulkClaimRequest } from '../../src/bulk/journal.js';
 
@@ -26,8 +26,12 @@ export function payoutMock(options: MockServiceOptions = {}): MockService {
 }
 
 /** A client on the mock's live key, through `mock.fetch` (or a real URL). */
-export function liveClient(mock: MockService, options: { baseUrl?: string; maxRetries?: number; timeout?: number } = {}): PaymentsClient {
+export function liveClient(
+  mock: MockService,
+  options: { baseUrl?: string; maxRetries?: number; timeout?: number; telemetry?: Telemetry } = {},
+): PaymentsClient {
   return new PaymentsClient({
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     apiKey: mock.liveApiKey as string,
     baseUrl: options.baseUrl ?? mock.baseUrl,
     ...(options.baseUrl ? {} : { fetch: mock.fetch }),

@@ -6,8 +6,9 @@
  * `util.inspect`.
  */
 import { inspect } from 'node:util';
-import { type Logger, PaymentsClient, PaymentsError } from 'payments-sdk';
+import { PaymentsClient, PaymentsError } from 'payments-sdk';
 import { afterEach, describe, expect, it } from 'vitest';
+import { recordingLogger } from '../helpers/logger.js';
 import { everythingIn, startServer, type TestServer } from './server.js';
 
 const LIVE = 'sk_live_RotatedKeyOne4242';
@@ -31,15 +32,6 @@ function walletServer(): Promise<TestServer> {
 }
 
 const bearer = (s: TestServer) => s.requests.map((r) => r.headers.authorization);
-
-/** A logger that keeps every line and its arguments as text. */
-function recordingLogger(): Logger & { text: () => string } {
-  const lines: string[] = [];
-  const keep = (...args: unknown[]) => {
-    lines.push(args.map((a) => (typeof a === 'string' ? a : JSON.stringify(a))).join(' '));
-  };
-  return { error: keep, warn: keep, info: keep, debug: keep, text: () => lines.join('\n') };
-}
 
 describe('apiKey as a function', () => {
   it('is read at each call: a rotated key is used from the next call on, sync or async', async () => {
@@ -82,7 +74,7 @@ describe('apiKey as a function', () => {
     ['returns a key with a trailing newline', () => `${LIVE}\n`],
   ])('fails the call with a PaymentsError when it %s, sends nothing, and never quotes the key', async (_, apiKey) => {
     server = await walletServer();
-    const logger = recordingLogger();
+    const { logger, text } = recordingLogger();
     const client = new PaymentsClient({ apiKey, baseUrl: server.origin, logger, logLevel: 'debug' });
     const error = await client.payments
       .create({ amount: 1000, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' })
@@ -91,16 +83,16 @@ describe('apiKey as a function', () => {
     expect((error as PaymentsError).idempotencyKey).toBeDefined();
     expect(server.requests).toHaveLength(0);
     expect(everythingIn(error)).not.toContain('RotatedKeyOne');
-    expect(logger.text()).not.toContain('RotatedKeyOne');
+    expect(text()).not.toContain('RotatedKeyOne');
   });
 
   it('never shows the key in errors, logs, JSON.stringify or util.inspect, even when the service echoes it', async () => {
     server = await walletServer();
-    const logger = recordingLogger();
+    const { logger, text } = recordingLogger();
     const client = new PaymentsClient({ apiKey: async () => LIVE, baseUrl: server.origin, logger, logLevel: 'debug' });
     const error = await client.payments.retrieve('echo').catch((e: unknown) => e);
     expect(error).toMatchObject({ status: 401 });
-    for (const rendering of [everythingIn(error), everythingIn(client), JSON.stringify(client), inspect(client), logger.text()]) {
+    for (const rendering of [everythingIn(error), everythingIn(client), JSON.stringify(client), inspect(client), text()]) {
       expect(rendering).not.toContain('RotatedKeyOne');
     }
     expect(JSON.stringify(client)).toContain('"mode":"live"');

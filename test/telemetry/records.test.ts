@@ -7,7 +7,6 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Histogram } from '@opentelemetry/sdk-metrics';
-import { PaymentsClient } from 'payments-sdk';
 import { signWebhookPayload, webhookHandler } from 'payments-sdk/webhooks';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startServer } from '../../src/testing/node-server.js';
@@ -20,13 +19,7 @@ beforeEach(() => otel.reset());
 
 describe('call spans carry the record read or created', () => {
   it('payments, checkout sessions, payouts and payment links, created and retrieved; a list carries none', async () => {
-    const mock = payoutMock();
-    const client = new PaymentsClient({
-      apiKey: mock.liveApiKey as string,
-      baseUrl: mock.baseUrl,
-      fetch: mock.fetch,
-      telemetry: otel.telemetry,
-    });
+    const client = liveClient(payoutMock(), { telemetry: otel.telemetry });
     const charge = await client.payments.create({
       amount: 1000,
       currency: 'XOF',

@@ -6,12 +6,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Meter, MeterProvider, Tracer, TracerProvider } from '@opentelemetry/api';
-import { PaymentsClient, type Telemetry, UnprocessableEntityError } from 'payments-sdk';
+import { PaymentsClient, type Telemetry } from 'payments-sdk';
 import { openTelemetry } from 'payments-sdk/opentelemetry';
 import { signWebhookPayload, webhookHandler } from 'payments-sdk/webhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer as serve } from '../../src/testing/node-server.js';
 import { API_KEY, chargeParams, envelope, payment } from '../helpers/fixtures.js';
+import { expectOutcomesUnchanged } from '../helpers/outcomes.js';
 import { answerCreation, startServer, type TestServer } from '../network/server.js';
 
 const SECRET = 'whsec_throwing_observers';
@@ -68,14 +69,7 @@ const cases: [string, Telemetry][] = [
 describe('the client with telemetry that throws', () => {
   it.each(cases)('%s: a created charge is returned, a refusal keeps its class and Idempotency-Key', async (_, telemetry) => {
     const client = new PaymentsClient({ apiKey: API_KEY, baseUrl: server.origin, telemetry, maxRetries: 0 });
-    const { data, idempotencyKey } = await client.payments.create(chargeParams).withResponse();
-    expect(data.uuid).toMatch(/-/);
-    expect(idempotencyKey).toBeDefined();
-    const error = await client.checkoutSessions
-      .create({ amount: 5000, currency: 'XOF' }, { idempotencyKey: 'order-7' })
-      .catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(UnprocessableEntityError);
-    expect((error as UnprocessableEntityError).idempotencyKey).toBe('order-7');
+    await expectOutcomesUnchanged(client, chargeParams, 'order-7');
     expect(await client.wallets.list()).toEqual([]);
     const findings = [];
     for await (const finding of client.payments.reconcile({ from: '2026-06-01', isHandled: () => true })) findings.push(finding);
