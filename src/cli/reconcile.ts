@@ -65,11 +65,12 @@ export function registerReconcile(program: Command): void {
       'after',
       `
 One CSV row or JSON line per finding, each with its kind:
-  missed  a succeeded or failed payment whose event was not handled (expected_event says which)
+  missed  a failed payment, or one succeeded or past it (refunded, disputed, a newer status),
+          whose event was not handled (expected_event says which)
   stale   a payment still pending or processing past --stale-after
 With a database URL, only the payments whose final event the Postgres inbox's table (--table,
 default payments_inbox) never recorded are missed: the webhooks your endpoint lost. Without one,
-every succeeded or failed payment of the window is listed as missed, for you to compare with your
+every such payment of the window is listed as missed, for you to compare with your
 own records. Give the URL in PAYMENTS_DATABASE_URL rather than --database-url: a flag, with its
 password, is visible to every user of the machine in the process list; the flag wins when both are
 set. The database needs the pg package next to payments-sdk (npm install pg), is only read, and its
