@@ -17,10 +17,11 @@ const library: Options = {
   // `stripInternal`: members marked `@internal` (the client's request methods the resources call,
   // constructors merchants do not call) stay out of the published types.
   dts: { compilerOptions: { stripInternal: true } },
-  // The CLI's files are built by the second config at the same time: cleaning must leave them.
-  clean: ['!cli.js', '!cli.js.map'],
-  // Maps (with sources inlined) so a merchant's stack trace points at readable SDK code.
-  sourcemap: true,
+  // The CLI's file is built by the second config at the same time: cleaning must leave it.
+  clean: ['!cli.js'],
+  // No source maps: dist is not minified, so a merchant's stack trace already points at readable
+  // code in files that ship, while a map would send it to src/*.ts, which the tarball leaves out.
+  sourcemap: false,
   // Not minified: the merchant's bundler minifies; readable dist is easier to audit and debug.
   minify: false,
   // Node 22+ (engines), Bun, Deno and edge runtimes all run ES2022 natively.
@@ -47,7 +48,8 @@ const cli: Options = {
   format: ['esm'],
   dts: false,
   clean: false,
-  sourcemap: true,
+  // As for the library: the bin's stack traces point at dist/cli.js itself.
+  sourcemap: false,
   minify: false,
   target: 'node22',
   platform: 'node',

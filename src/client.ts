@@ -10,10 +10,11 @@
 import type * as z from 'zod/mini';
 import { APIPromise, type WithResponse } from './core/api-promise.js';
 import { APIError, InvalidParamsError, PaymentsError, type ValidationIssue } from './core/errors.js';
+// --- telemetry wiring ---
+import { guardTelemetry } from './core/guarded-telemetry.js';
 import { keepFilters, Page, PagePromise } from './core/pagination.js';
 import type { RequestOptions } from './core/request-options.js';
-// --- telemetry wiring ---
-import { type CallObserver, errorTypeOf, type Telemetry, type TelemetryCallInfo } from './core/telemetry.js';
+import { type CallObserver, errorTypeOf, type Telemetry, type TelemetryCallInfo, type TelemetryCallResult } from './core/telemetry.js';
 import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from './internal/config.js';
 import { MAX_TIMER_MS } from './internal/durations.js';
 import { isRecord } from './internal/is-record.js';
@@ -46,8 +47,31 @@ export type { ClientMode, HttpMethod, RequestOptions, RetryBackoff };
 
 /** Options of `new PaymentsClient()`. */
 export interface ClientOptions {
-  /** Secret API key. Default: env `PAYMENTS_API_KEY`. Missing → {@link PaymentsError} at construction. */
-  apiKey?: string;
+  /**
+   * Secret API key: a string, or a function that returns it (or a promise of it), for a key kept in
+   * a secret manager or rotated: the function is called once per SDK call, before anything is sent.
+   * Default: env `PAYMENTS_API_KEY`. A missing key does not fail construction (a client built at
+   * module level survives a framework's build step): the first call fails with a
+   * {@link PaymentsError} that names `PAYMENTS_API_KEY`, and nothing is sent.
+   *
+   * ```ts
+   * const client = new PaymentsClient({ apiKey: () => secrets.get('payments-api-key') });
+   * ```
+   */
+  apiKey?: string | (() => string | Promise<string>);
+  /**
+   * A plugin or platform built on the SDK, added to the `User-Agent` of every request (as
+   * `name/version (+url)`), so that the service can tell its traffic apart. Each part is a string
+   * without spaces or line breaks.
+   */
+  appInfo?: {
+    /** The plugin's name, e.g. `shop-plugin`. */
+    name: string;
+    /** Its version, e.g. `1.4.0`. */
+    version?: string;
+    /** Where to learn about it, e.g. `https://shop.example.com/plugin`. */
+    url?: string;
+  };
   /** Service root, e.g. `https://pay.example.com`. A trailing `/` or `/api/v1` is accepted. Default: env `PAYMENTS_BASE_URL`. */
   baseUrl?: string;
   /** Webhook signing secret(s) for `client.webhooks.verify`. Default: env `PAYMENTS_WEBHOOK_SECRET`. */
@@ -86,15 +110,17 @@ export interface ClientOptions {
 }
 
 /**
- * What {@link PaymentsClient.withOptions} can change: the defaults of each call. The key, the base
- * URL, the webhook secret, the `fetch` and the telemetry stay the client's.
+ * What {@link PaymentsClient.withOptions} can change: the defaults of each call, and the API key (a
+ * platform acting for one of its merchants). The base URL, the webhook secret, the `fetch` and the
+ * telemetry stay the client's.
  */
 export type ClientDefaults = Pick<
   ClientOptions,
-  'timeout' | 'maxRetries' | 'headers' | 'retryBackoff' | 'maxResponseBytes' | 'logger' | 'logLevel'
+  'apiKey' | 'timeout' | 'maxRetries' | 'headers' | 'retryBackoff' | 'maxResponseBytes' | 'logger' | 'logLevel'
 >;
 
 const DEFAULT_KEYS: readonly (keyof ClientDefaults)[] = [
+  'apiKey',
   'timeout',
   'maxRetries',
   'headers',
@@ -144,8 +170,6 @@ export class PaymentsClient {
 
   /** The normalised service root (without `/api/v1`). */
   readonly baseUrl: string;
-  /** `'live'`, `'sandbox'` or `'unknown'`, from the key's text. */
-  readonly mode: ClientMode;
   /** Default milliseconds per attempt. */
   readonly timeout: number;
   /** Default retries. */
@@ -154,6 +178,10 @@ export class PaymentsClient {
   // Private fields: invisible to JSON.stringify, util.inspect and Object.keys.
   /** The options this client was built with, the key, base URL and secret resolved: what `withOptions` starts from. */
   readonly #options: ClientOptions;
+  /** Where the key comes from: the key itself, checked at construction, or a function read at each call. */
+  readonly #keySource: string | (() => string | Promise<string>);
+  /** The kind of the key last read (`'unknown'` until a key function has been called). */
+  #mode: ClientMode = 'unknown';
   readonly #webhookSecret: string | string[] | undefined;
   readonly #defaultHeaders: Record<string, string>;
   /** The headers the SDK sets on every call, last, so that no caller's header replaces them. */
@@ -172,46 +200,30 @@ export class PaymentsClient {
           'call the payments service from your server. (Pass dangerouslyAllowBrowser: true only for trusted internal tools.)',
       );
     }
-    const apiKey = options.apiKey ?? readEnv('PAYMENTS_API_KEY');
-    if (typeof apiKey !== 'string' || apiKey.trim() === '') {
-      throw new PaymentsError(missingSettingMessage('No API key', 'apiKey', 'PAYMENTS_API_KEY', 'new PaymentsClient()'));
-    }
-    if (apiKey !== apiKey.trim()) {
-      throw new PaymentsError(
-        'The API key has leading or trailing whitespace: check how it is read from your environment or secret store.',
-      );
-    }
-    if (!isHeaderSafe(`Bearer ${apiKey}`)) {
-      // Checked here, not left to the first request: undici's TypeError for a bad header value
-      // quotes the value, and so would print the whole key.
-      throw new PaymentsError(
-        'The API key contains a line break, a NUL or another character HTTP forbids in a header: ' +
-          'check how it is read from your environment or secret store (a file with two lines, say).',
-      );
-    }
+    this.#keySource = keySourceOf(options.apiKey);
+    if (typeof this.#keySource === 'string') this.#mode = modeOfKey(this.#keySource);
     const baseUrl = options.baseUrl ?? readEnv('PAYMENTS_BASE_URL');
     if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
       throw new PaymentsError('No base URL: pass { baseUrl } (the service root, e.g. "https://pay.example.com") or set PAYMENTS_BASE_URL.');
     }
     this.baseUrl = normalizeBaseUrl(baseUrl);
     this.#webhookSecret = options.webhookSecret ?? readEnv('PAYMENTS_WEBHOOK_SECRET');
-    this.#options = { ...options, apiKey, baseUrl: this.baseUrl, webhookSecret: this.#webhookSecret };
-    this.mode = modeOfKey(apiKey);
+    this.#options = { ...options, baseUrl: this.baseUrl, webhookSecret: this.#webhookSecret };
     this.timeout = checkTimeout(options.timeout ?? 30_000, 'timeout');
     this.maxRetries = checkRetries(options.maxRetries ?? 2, 'maxRetries');
     this.#defaultHeaders = checkHeaders(options.headers, 'headers');
+    // `authorization` is set by the transport, once the call has read the key.
     this.#ownHeaders = [
-      ['authorization', `Bearer ${apiKey}`],
       ['accept', 'application/json'],
       // The runtime does not change under a client: read once.
-      ['user-agent', `payments-sdk/${VERSION} (${runtimeName()})`],
+      ['user-agent', `payments-sdk/${VERSION} (${runtimeName()})${appInfoText(options.appInfo)}`],
     ];
-    const owned = new Set(this.#ownHeaders.map(([name]) => name));
+    const owned = new Set(['authorization', ...this.#ownHeaders.map(([name]) => name)]);
     this.#baseHeaders = [...Object.entries(this.#defaultHeaders).filter(([name]) => !owned.has(name.toLowerCase())), ...this.#ownHeaders];
     this.#transport = createTransport({
       fetch: options.fetch,
       apiRoot: `${this.baseUrl}${API_PREFIX}`,
-      apiKey,
+      apiKey: () => this.#readKey(),
       logger: levelledLogger(options.logger, options.logLevel),
       backoff: checkBackoff(options.retryBackoff),
       maxResponseBytes: checkMaxResponseBytes(options.maxResponseBytes),
@@ -228,13 +240,45 @@ export class PaymentsClient {
   }
 
   /**
+   * `'live'`, `'sandbox'` or `'unknown'`, read from the key's text (`live` against `test` or
+   * `sandbox`). With a key function, `'unknown'` until a call has read the key, then the kind of the
+   * key last read.
+   */
+  get mode(): ClientMode {
+    return this.#mode;
+  }
+
+  /**
+   * The key of one call: the string given, or what the key function (or, when no key was given, the
+   * environment) answers now, checked. Fails with a {@link PaymentsError} that never quotes it.
+   */
+  async #readKey(): Promise<string> {
+    const source = this.#keySource;
+    if (typeof source === 'string') return source;
+    let key: unknown;
+    try {
+      key = await source();
+    } catch (error) {
+      if (error instanceof PaymentsError) throw error;
+      throw new PaymentsError(`The apiKey function failed (${errorTypeOf(error)}): nothing was sent.`, { cause: error });
+    }
+    if (typeof key !== 'string' || key.trim() === '') throw new PaymentsError('The apiKey function returned no key: nothing was sent.');
+    checkKeyText(key);
+    this.#mode = modeOfKey(key);
+    return key;
+  }
+
+  /**
    * A client with other defaults (timeout, retries, headers, backoff, answer cap, logging) and the
-   * same key, base URL, webhook secret, `fetch` and telemetry, so the same connection pool. `headers` are added
+   * same base URL, webhook secret, `fetch` and telemetry, so the same connection pool. `headers` are added
    * to this client's (a name given again replaces its value). This client is left as it is.
+   * `apiKey` gives another key (a string or a function), for a platform acting for one of its
+   * merchants; without it the client's key is kept.
    *
    * ```ts
    * const patient = client.withOptions({ timeout: 60_000, maxRetries: 5 });
    * const payments = await patient.payments.list({ per_page: 100 }).toArray();
+   * const forSeller = client.withOptions({ apiKey: sellerKey });
    * ```
    */
   withOptions(defaults: ClientDefaults): PaymentsClient {
@@ -243,12 +287,13 @@ export class PaymentsClient {
     if (others.length > 0) {
       throw new PaymentsError(
         `withOptions changes ${DEFAULT_KEYS.join(', ')}; not ${others.map((key) => JSON.stringify(key)).join(', ')}. ` +
-          'For another key, base URL, webhook secret or fetch, construct a new PaymentsClient.',
+          'For another base URL, webhook secret or fetch, construct a new PaymentsClient.',
       );
     }
     const headers =
       defaults.headers === undefined ? this.#defaultHeaders : { ...this.#defaultHeaders, ...checkHeaders(defaults.headers, 'headers') };
-    return new PaymentsClient({ ...this.#options, ...defaults, headers });
+    const apiKey = defaults.apiKey === undefined ? this.#options.apiKey : defaults.apiKey;
+    return new PaymentsClient({ ...this.#options, ...defaults, apiKey, headers });
   }
 
   /**
@@ -418,11 +463,15 @@ export class PaymentsClient {
 
   /** The call `<resource>.<kind>` on the resource at `path` (`/payments`), with its path template. */
   #operation(kind: 'create' | 'retrieve' | 'list', path: string): ObservedOperation {
-    return {
+    const info: ObservedOperation = {
       operation: `${resourceName(path)}.${kind}`,
       method: kind === 'create' ? 'POST' : 'GET',
       urlTemplate: `${API_PREFIX}${path}${kind === 'retrieve' ? `/${idPlaceholder(path)}` : ''}`,
     };
+    const field = RECORD_FIELDS[path];
+    // The record's kind from the path: `/payment-links` → `payment_link`.
+    const type = path.slice(1, -1).replace('-', '_') as RecordOfCall['type'];
+    return kind === 'list' || field === undefined ? info : { ...info, record: { type, field } };
   }
 
   /**
@@ -438,16 +487,16 @@ export class PaymentsClient {
     const telemetry = this.#telemetry;
     const server = this.#server;
     if (telemetry === undefined || server === undefined) return work(undefined);
-    const call = telemetry.onCall({
-      ...operation,
-      serverAddress: server.address,
-      serverPort: server.port,
-      mode: this.mode,
-      idempotencyKey,
-    });
+    const { record, ...info } = operation;
+    const call = telemetry.onCall({ ...info, serverAddress: server.address, serverPort: server.port, mode: this.mode, idempotencyKey });
     return work(call).then(
       (result) => {
-        call.end({ status: result.response.status, replayed: result.replayed });
+        const id = record && isRecord(result.data) ? result.data[record.field] : undefined;
+        call.end({
+          status: result.response.status,
+          replayed: result.replayed,
+          ...(typeof id === 'string' || typeof id === 'number' ? { record: { type: record?.type ?? 'payment', id: String(id) } } : {}),
+        });
         return result;
       },
       (error: unknown) => {
@@ -564,8 +613,23 @@ export function toQueryString(params: Record<string, unknown>): string {
 
 // --- telemetry wiring ---
 
-/** What a call is, for telemetry: its name, method and path template. */
-type ObservedOperation = Pick<TelemetryCallInfo, 'operation' | 'method' | 'urlTemplate'>;
+/** The kind of record a resource's calls read or create, and the field that identifies it. */
+interface RecordOfCall {
+  type: NonNullable<TelemetryCallResult['record']>['type'];
+  field: string;
+}
+
+/** The field that identifies the record each resource's calls read or create, by the resource's path. */
+const RECORD_FIELDS: Readonly<Record<string, string>> = {
+  '/payments': 'uuid',
+  '/checkout-sessions': 'reference',
+  '/payouts': 'id',
+  // A payment link is identified by its `uuid` (its `slug` can change).
+  '/payment-links': 'uuid',
+};
+
+/** What a call is, for telemetry: its name, method and path template, and the record it reads or creates. */
+type ObservedOperation = Pick<TelemetryCallInfo, 'operation' | 'method' | 'urlTemplate'> & { record?: RecordOfCall | undefined };
 
 /** The resource of a path, as merchants call it: `/checkout-sessions` → `checkoutSessions`. */
 function resourceName(path: string): string {
@@ -592,10 +656,64 @@ function checkTelemetry(telemetry: Telemetry | undefined): Telemetry | undefined
   if (telemetry === null || typeof telemetry !== 'object' || typeof telemetry.onCall !== 'function') {
     throw new PaymentsError('telemetry must be an object with an onCall hook, such as openTelemetry() from payments-sdk/opentelemetry.');
   }
-  return telemetry;
+  return guardTelemetry(telemetry);
 }
 
 // --- end telemetry wiring ---
+
+/**
+ * Where a client reads its key: a key given (or found in the environment) is checked now; a function
+ * is kept as it is; no key at all becomes a function that looks in the environment again at each call
+ * and fails naming `PAYMENTS_API_KEY`, so that construction never throws for a missing key.
+ */
+function keySourceOf(option: ClientOptions['apiKey']): string | (() => string | Promise<string>) {
+  if (typeof option === 'function') return option;
+  const given = option ?? readEnv('PAYMENTS_API_KEY');
+  if (given !== undefined && typeof given !== 'string') {
+    throw new PaymentsError(`apiKey must be a string or a function that returns one, got ${typeof given}.`);
+  }
+  if (given === undefined || given.trim() === '') {
+    return () => {
+      const key = readEnv('PAYMENTS_API_KEY');
+      if (key === undefined || key.trim() === '') {
+        throw new PaymentsError(missingSettingMessage('No API key', 'apiKey', 'PAYMENTS_API_KEY', 'new PaymentsClient()'));
+      }
+      return key;
+    };
+  }
+  checkKeyText(given);
+  return given;
+}
+
+/** Checks that a key can be sent as it is, in words that never quote it. */
+function checkKeyText(apiKey: string): void {
+  if (apiKey !== apiKey.trim()) {
+    throw new PaymentsError('The API key has leading or trailing whitespace: check how it is read from your environment or secret store.');
+  }
+  if (!isHeaderSafe(`Bearer ${apiKey}`)) {
+    // Checked before any request: undici's TypeError for a bad header value quotes the value, and so
+    // would print the whole key.
+    throw new PaymentsError(
+      'The API key contains a line break, a NUL or another character HTTP forbids in a header: ' +
+        'check how it is read from your environment or secret store (a file with two lines, say).',
+    );
+  }
+}
+
+/**
+ * `appInfo` as the end of the `User-Agent` (` name/version (+url)`), checked: strings without
+ * spaces, and nothing `Headers` refuses (a line break, a NUL); `''` without one.
+ */
+function appInfoText(appInfo: ClientOptions['appInfo']): string {
+  if (appInfo === undefined) return '';
+  const { name, version = '', url = '' } = isRecord(appInfo) ? appInfo : ({} as Record<string, unknown>);
+  const text = ` ${name}${version && `/${version}`}${url && ` (+${url})`}`;
+  // A trailing line break would be trimmed by `Headers`, not refused: the `x` after it keeps it inside.
+  if (![name, version, url].every((part) => typeof part === 'string' && !part.includes(' ')) || !name || !isHeaderSafe(`${text}x`)) {
+    throw new PaymentsError('appInfo must be { name, version?, url? }: strings without spaces or line breaks.');
+  }
+  return text;
+}
 
 /** `true` when `Headers` accepts this value (and name); never lets its TypeError, which quotes the value, out. */
 function isHeaderSafe(value: string, name = 'authorization'): boolean {

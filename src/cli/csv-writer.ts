@@ -4,6 +4,12 @@
 import { type Options, Stringifier } from 'csv-stringify';
 
 /**
+ * The field separators a CSV of the command line may use, by the name `--delimiter` takes: comma;
+ * semicolon, where a comma is the decimal separator (Excel in French, say); tab.
+ */
+export const CSV_SEPARATORS: Readonly<Record<string, string>> = { ',': ',', ';': ';', tab: '\t', '\\t': '\t' };
+
+/**
  * A command's CSV writer: one csv-stringify `Stringifier` for the whole output, fed a page of rows
  * and read back at once (all of it: reading lets the stream take rows it held back past its buffer
  * size). One instance keeps the same functions and options for every row: the sync API builds a
@@ -13,10 +19,11 @@ import { type Options, Stringifier } from 'csv-stringify';
  * built for every field. Without `quote_record_delimiter` it quotes a field holding the record
  * delimiter (`\n`), and `quoted_match: '\r'` quotes one holding `\r`: the same fields are quoted,
  * the bytes are the same, with about a quarter less garbage per field.
+ * `delimiter` is the field separator (default `,`; `;` where a comma is the decimal separator).
  * `escape_formulas: true` puts a `'` before a cell that starts with `=`, `+`, `-`, `@`, a tab or `\r`,
  * so a spreadsheet shows it as text instead of running it as a formula.
  */
-export function csvWriter(options: Pick<Options, 'escape_formulas'> = {}): (rows: readonly unknown[][]) => string {
+export function csvWriter(options: Pick<Options, 'escape_formulas' | 'delimiter'> = {}): (rows: readonly unknown[][]) => string {
   const stringifier = new Stringifier({
     quote_record_delimiter: false,
     quoted_match: '\r',

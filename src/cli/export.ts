@@ -13,12 +13,12 @@ import { readAhead } from '../internal/read-ahead.js';
 import { amountFormatterFor } from '../money.js';
 import { isCalendarDate } from '../schemas/list-params.js';
 import { type ClientFlags, clientFrom } from './client-from-env.js';
-import { csvWriter } from './csv-writer.js';
+import { CSV_SEPARATORS, csvWriter } from './csv-writer.js';
 import { CliError, describeError, EXIT, exitCodeOf } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { integerOption } from './integer-option.js';
 import { onInterrupt } from './interrupt.js';
-import { openOutput, printJson } from './output.js';
+import { openOutput, plural, printJson } from './output.js';
 import { createProgress, type Progress } from './progress.js';
 
 /** What each resource exports: its list call, its leading columns, and which of them are amounts. */
@@ -95,7 +95,16 @@ interface ExportOptions extends ClientFlags {
   /** `false` with `--no-escape-formulas`. */
   escapeFormulas: boolean;
   bom?: boolean;
+  delimiter?: string;
 }
+
+/** Each resource's name for one and for many, for messages: `1 payment`, `2 checkout sessions`. */
+const NOUNS: Readonly<Record<string, readonly [string, string]>> = {
+  payments: ['payment', 'payments'],
+  'checkout-sessions': ['checkout session', 'checkout sessions'],
+  payouts: ['payout', 'payouts'],
+  'payment-links': ['payment link', 'payment links'],
+};
 
 /** Registers `export` on the program. */
 export function registerExport(program: Command): void {
@@ -111,6 +120,7 @@ export function registerExport(program: Command): void {
     .option('--locale <bcp47>', "locale of the formatted amount columns (default: the system's)")
     .option('--no-escape-formulas', "write CSV cells that start with =, +, -, @, tab or CR as they are (default: prefixed with ')")
     .option('--bom', 'start the CSV with a UTF-8 byte-order mark, so that Excel reads accents and currency signs right')
+    .option('--delimiter <char>', 'CSV field separator: "," (default), ";" (Excel where a comma is the decimal separator) or tab')
     .option('--per-page <n>', 'page size', integerOption('--per-page', 1, 100), 100)
     .option('--api-key <key>', 'API key (default: PAYMENTS_API_KEY; prefer the environment)')
     .option('--base-url <url>', 'service URL (default: PAYMENTS_BASE_URL)')
@@ -196,6 +206,9 @@ function formatOf(options: ExportOptions, problems: string[]): 'csv' | 'jsonl' {
     );
   }
   if (options.bom && format !== 'csv') problems.push('--bom is for CSV files only (a byte-order mark breaks JSON lines readers)');
+  if (options.delimiter !== undefined && format !== 'csv') problems.push('--delimiter is for CSV files only');
+  else if (options.delimiter !== undefined && CSV_SEPARATORS[options.delimiter.toLowerCase()] === undefined)
+    problems.push(`--delimiter must be ",", ";" or tab, got ${JSON.stringify(options.delimiter)}`);
   return format;
 }
 
@@ -225,7 +238,8 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
   let count = 0;
   let pages = 0;
   let failure: unknown;
-  const csv = format === 'csv' ? csvWriter({ escape_formulas: options.escapeFormulas !== false }) : undefined;
+  const delimiter = CSV_SEPARATORS[(options.delimiter ?? ',').toLowerCase()] ?? ',';
+  const csv = format === 'csv' ? csvWriter({ escape_formulas: options.escapeFormulas !== false, delimiter }) : undefined;
   try {
     let plan: Array<(item: Record<string, unknown>) => unknown> = [];
     for await (const page of readAhead((spec as ResourceSpec).list(client, params, controller.signal).pages())) {
@@ -263,7 +277,8 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
   // A file is renamed into place only when every page was written; otherwise its old content stays.
   if (failure === undefined && !interrupted) out.close();
   else out.discard();
-  const read = `${count} ${resource} read over ${pages} page${pages === 1 ? '' : 's'}`;
+  const [one, many] = NOUNS[resource] ?? [resource, resource];
+  const read = `${plural(count, one, many)} read over ${plural(pages, 'page')}`;
   const notWritten = options.out ? `${options.out} not written (what it held before is untouched)` : undefined;
   if (failure !== undefined) {
     // What was and was not written: nothing is said when nothing was read and no file is at stake.
@@ -279,6 +294,6 @@ async function runExport(resource: string, options: ExportOptions, globals: Glob
     process.stderr.write(
       `Interrupted: ${read}; ${notWritten ?? 'stdout ends on the last complete row'}. Run the command again for the whole export.\n`,
     );
-  } else process.stderr.write(`exported ${count} ${resource}${options.out ? ` to ${options.out}` : ''}\n`);
+  } else process.stderr.write(`exported ${plural(count, one, many)}${options.out ? ` to ${options.out}` : ''}\n`);
   process.exitCode = interrupted ? EXIT.interrupted : EXIT.ok;
 }

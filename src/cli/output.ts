@@ -9,6 +9,11 @@ import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { CliError, EXIT } from './exit-codes.js';
 
+/** A count with its noun, singular for one: `1 row`, `2 rows`, `0 rows` (`nouns` for an irregular plural). */
+export function plural(count: number, noun: string, nouns = `${noun}s`): string {
+  return `${count} ${count === 1 ? noun : nouns}`;
+}
+
 /** Writes one line of machine output (`--json`) to stdout. */
 export function printJson(value: unknown): void {
   process.stdout.write(`${JSON.stringify(value)}\n`);

@@ -17,17 +17,18 @@ import { closeSync, createReadStream, mkdirSync, openSync, readSync, realpathSyn
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { parse } from 'csv-parse';
-import { stringify } from 'csv-stringify/sync';
 import { BulkRowsChangedError } from '../bulk/rows-changed-error.js';
 import type { BulkInvalidRow, BulkResult, BulkSummary } from '../bulk/types.js';
 import { InvalidParamsError, PaymentsError } from '../core/errors.js';
 import type { PayoutCreateParams } from '../schemas/payout.js';
+import { BulkResultsFile, startsWithBom } from './bulk-results.js';
 import { type ClientFlags, clientFrom } from './client-from-env.js';
+import { CSV_SEPARATORS } from './csv-writer.js';
 import { CliError, describeError, EXIT } from './exit-codes.js';
 import type { GlobalOptions } from './global-options.js';
 import { integerOption } from './integer-option.js';
 import { onInterrupt } from './interrupt.js';
-import { fileOutput, printJson, stdoutOutput } from './output.js';
+import { plural, printJson } from './output.js';
 import { createProgress } from './progress.js';
 import { openStore, STORE_URL_VARIABLE, storeTargetOf, storeUrlFrom, withoutStoreSecrets } from './store-url.js';
 
@@ -53,9 +54,6 @@ const COLUMNS: Record<string, string[]> = {
   phone: ['destination', 'phone'],
 };
 const REQUIRED = ['amount', 'currency', 'country', 'provider', 'phone'];
-const RESULT_COLUMNS = ['row', 'key', 'payout_id', 'status', 'error'];
-/** Field separators the CSV may use, by the name `--delimiter` takes and messages show. */
-const SEPARATORS: Record<string, string> = { ',': ',', ';': ';', tab: '\t', '\\t': '\t' };
 const shown = (separator: string) => (separator === '\t' ? 'tab' : `"${separator}"`);
 
 /** The field separator of the CSV and where it came from, for messages. */
@@ -135,7 +133,7 @@ row is left unpaid.`,
  */
 function separatorOf(path: string, given: string | undefined): Separator {
   if (given !== undefined) {
-    const char = SEPARATORS[given.toLowerCase()];
+    const char = CSV_SEPARATORS[given.toLowerCase()];
     if (!char) throw new CliError(`--delimiter must be ",", ";" or tab, not ${JSON.stringify(given)}.`);
     return { char, source: 'given' };
   }
@@ -182,8 +180,8 @@ function readHeader(
   );
   const missing = REQUIRED.filter((name) => !names.includes(name));
   if (missing.length > 0) {
-    const others = Object.keys(SEPARATORS)
-      .filter((name) => name !== '\\t' && SEPARATORS[name] !== separator.char)
+    const others = Object.keys(CSV_SEPARATORS)
+      .filter((name) => name !== '\\t' && CSV_SEPARATORS[name] !== separator.char)
       .map((name) => `--delimiter '${name === 'tab' ? 'tab' : name}'`);
     throw new CliError(
       `the CSV has no ${missing.map((m) => `"${m}"`).join(', ')} column (its header line, read with ${readWith(separator)}, has ${header.length} field${header.length === 1 ? '' : 's'}: ${header.join(' | ')}). ` +
@@ -332,17 +330,6 @@ function unpaid(result: BulkResult<CsvRow>): boolean {
   return result.status === 'failed' || result.status === 'conflict' || result.status === 'needs_reconciliation';
 }
 
-function resultRow(result: BulkResult<CsvRow>, line: number | undefined): unknown[] {
-  const recorded = result.record?.result as { status?: string; error?: { message?: string } } | undefined;
-  const payoutId = result.payout?.id ?? '';
-  const error = result.error
-    ? describeError(result.error)
-    : result.status === 'skipped' && recorded?.error
-      ? `earlier run: ${recorded.status}: ${recorded.error.message}`
-      : '';
-  return [line ?? result.index + 2, result.key, payoutId, result.status, error];
-}
-
 async function runBulk(file: string, options: BulkOptions, globals: GlobalOptions): Promise<void> {
   const batchId = options.batchId.trim();
   if (batchId === '') throw new CliError('--batch-id must not be empty.');
@@ -355,15 +342,18 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
   const client = clientFrom(options);
   const keyByPosition = options.keyByPosition === true;
   let separator: Separator;
+  let bom: boolean;
   try {
     separator = separatorOf(file, options.delimiter);
+    bom = startsWithBom(file);
   } catch (error) {
     if (error instanceof CliError) throw error;
     throw new CliError(`the CSV cannot be read: ${describeError(error)}`, EXIT.invalidInput);
   }
 
-  // Index → CSV line, filled as the rows are read (the check reads them all first).
+  // Index → CSV line and key, filled as the rows are read (the check reads them all first).
   const lineOf = new Map<number, number>();
+  const keyOf = new Map<number, string>();
   let ignored: string[] = [];
   const read = csvRows(file, separator, keyByPosition, (columns) => {
     ignored = columns;
@@ -373,6 +363,7 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
     index = 0;
     return (async function* () {
       for await (const row of read()) {
+        keyOf.set(index, row[KEY] ?? '');
         lineOf.set(index++, row[LINE] as number);
         yield row;
       }
@@ -410,11 +401,10 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
   });
 
   const removeHandler = onInterrupt(() => controller.abort());
-  let out: ReturnType<typeof fileOutput> | undefined;
+  const results = new BulkResultsFile(resultsPath, { separator: separator.char, bom, escapeFormulas: options.escapeFormulas });
   let unpaidRows = 0;
   let retryable = 0;
   let summary: BulkSummary | undefined;
-  const csvLine = (cells: unknown[]) => stringify([cells], { escape_formulas: options.escapeFormulas });
   try {
     const iterator = batch[Symbol.asyncIterator]();
     let first: IteratorResult<BulkResult<CsvRow>>;
@@ -424,24 +414,21 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
       throw checkError(error, lineOf, globals, batchId);
     }
     if (ignored.length > 0) process.stderr.write(`note: ignored columns: ${ignored.join(', ')}\n`);
-    out = resultsPath === '-' ? stdoutOutput() : fileOutput(resultsPath);
-    await out.write(csvLine(RESULT_COLUMNS));
     for (let step = first; !step.done; step = await iterator.next()) {
       const result = step.value;
       if (unpaid(result)) unpaidRows += 1;
       if (result.retryable) retryable += 1;
-      await out.write(csvLine(resultRow(result, lineOf.get(result.index))));
+      keyOf.set(result.index, result.key);
+      results.add(result, lineOf.get(result.index) ?? result.index + 2);
     }
     summary = await batch.summary();
-  } catch (error) {
-    out?.discard();
-    throw error;
   } finally {
     progress?.stop();
     removeHandler();
-    out?.close();
     await opened.close();
   }
+  // One line per input row, in the input's order, rewritten whole (an interrupted run too).
+  await results.write([...lineOf].sort(([a], [b]) => a - b).map(([i, line]) => ({ line, key: keyOf.get(i) ?? '' })));
   const interrupted = controller.signal.aborted || summary.aborted;
   const counts = `created ${summary.created}, replayed ${summary.replayed}, skipped ${summary.skipped}, failed ${summary.failed}, conflict ${summary.conflict}, needs_reconciliation ${summary.needs_reconciliation}`;
   if (globals.json)
@@ -455,7 +442,7 @@ async function runBulk(file: string, options: BulkOptions, globals: GlobalOption
       store: opened.shown,
     });
   process.stderr.write(
-    `${interrupted ? 'Interrupted: ' : ''}payouts ${batchId}: ${summary.total} rows: ${counts}.${resultsPath === '-' ? '' : ` Results: ${resultsPath}.`}${interrupted ? ' Rerun the same command to finish the batch.' : ''}\n`,
+    `${interrupted ? 'Interrupted: ' : ''}payouts ${batchId}: ${plural(summary.total, 'row')}: ${counts}.${resultsPath === '-' ? '' : ` Results: ${resultsPath}.`}${interrupted ? ' Rerun the same command to finish the batch.' : ''}\n`,
   );
   if (retryable > 0)
     process.stderr.write(
@@ -486,7 +473,7 @@ function checkError(error: unknown, lineOf: Map<number, number>, globals: Global
   const lines = badRowLines(rows, lineOf);
   if (globals.json) {
     printJson({
-      error: `${rows.length} bad rows: nothing was sent`,
+      error: `${plural(rows.length, 'bad row')}: nothing was sent`,
       exitCode: EXIT.invalidInput,
       rows: rows.map((r) => ({ line: lineOf.get(r.index), key: r.key, issues: r.issues })),
     });

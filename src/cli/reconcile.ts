@@ -61,10 +61,11 @@ export function registerReconcile(program: Command): void {
       'after',
       `
 One CSV row or JSON line per finding, each with its kind:
-  missed  a succeeded or failed payment whose event was not handled (expected_event says which)
+  missed  a failed payment, or one succeeded or past it (refunded, disputed, a newer status),
+          whose event was not handled (expected_event says which)
   stale   a payment still pending or processing past --stale-after
 With a store, only the payments whose final event the store never recorded are missed: the
-webhooks your endpoint lost. Without one, every succeeded or failed payment of the window is listed
+webhooks your endpoint lost. Without one, every payment of the window whose status is final is listed
 as missed, for you to compare with your own records. Give a URL in PAYMENTS_STORE_URL rather than
 --store: a flag, with its password, is visible to every user of the machine in the process list;
 the flag wins when both are set. A redis:// URL needs the redis or ioredis package next to

@@ -1,16 +1,17 @@
 /**
  * Reconciliation: walks the service's own lists of a window of payments and reports each payment
- * whose final status (`succeeded`, `failed`) the merchant never handled, and each payment still
- * unsettled long after it started. It reads only the statuses it needs, through the list's
- * `status`, `from` and `to` filters, each page once, one page ahead at most: memory stays flat
- * however large the window.
+ * whose final status the merchant never handled, and each payment still unsettled long after it
+ * started. A payment that went on after `succeeded` (refunded, disputed, or a status the service
+ * adds later) was announced by `payment.succeeded` first: unhandled, it is missed like a succeeded
+ * one. It reads only the statuses it needs, through the list's `status`, `from` and `to` filters,
+ * each page once, one page ahead at most: memory stays flat however large the window.
  */
 
 import { readAhead } from '../internal/read-ahead.js';
 import { handleOnce, storeCall } from '../stores/handle-once.js';
 import { type Store, storeKey } from '../stores/store.js';
 import { isSendableDate } from '../schemas/list-params.js';
-import type { Payment, PaymentListParams } from '../schemas/payment.js';
+import { PAYMENT_STATUSES, type Payment, type PaymentListParams } from '../schemas/payment.js';
 import { InvalidParamsError, PaymentsError, type ValidationIssue } from './errors.js';
 import type { PagePromise } from './pagination.js';
 import type { RequestOptions } from './request-options.js';
@@ -19,7 +20,11 @@ import { errorTypeOf, type ReconcileObserver, type Telemetry } from './telemetry
 /** The event a payment's final status is announced with. */
 export type PaymentFinalEventType = 'payment.succeeded' | 'payment.failed';
 
-/** A payment whose final status was never handled: its event was lost, or is still being retried. */
+/**
+ * A payment whose final status was never handled: its event was lost, or is still being retried.
+ * A payment now `refunded`, `disputed` or in a status this SDK does not know yet went through
+ * `succeeded` first: its `expectedEvent` is `payment.succeeded`.
+ */
 export interface MissedPaymentFinding {
   kind: 'missed';
   /** The payment as the service lists it now. */
@@ -128,11 +133,17 @@ const DEFAULT_STALE_PENDING_AFTER_MS = 30 * 60_000;
 
 // The largest page the service serves: the fewest requests per window.
 const PER_PAGE = 100;
-const FINAL_STATUSES: ReadonlyArray<readonly [status: 'succeeded' | 'failed', event: PaymentFinalEventType]> = [
+// A payment refunded or disputed was announced by `payment.succeeded` before it moved on.
+const FINAL_STATUSES: ReadonlyArray<readonly [status: string, event: PaymentFinalEventType]> = [
   ['succeeded', 'payment.succeeded'],
+  ['refunded', 'payment.succeeded'],
+  ['disputed', 'payment.succeeded'],
   ['failed', 'payment.failed'],
 ];
 const UNSETTLED_STATUSES = ['pending', 'processing'] as const;
+/** Statuses that are never reported: the payment ended without being paid, and no event announces it. */
+const UNREPORTED_STATUSES = ['canceled', 'expired'] as const;
+const KNOWN_STATUSES: ReadonlySet<string> = new Set(PAYMENT_STATUSES);
 const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
 /** A bound of the window as the service's filter (its UTC date) and, for a `Date`, the exact instant. */
@@ -218,8 +229,9 @@ async function handleMissed(
 
 /**
  * Reconciles a window of payments (see {@link ReconcileOptions}): yields a `missed` finding for each
- * `succeeded` or `failed` payment that was never handled, then a `stale` finding for each payment
- * still `pending` or `processing` past `stalePendingAfter`. The options are checked at once: an
+ * `succeeded`, `refunded`, `disputed` or `failed` payment whose final event was never handled, then a
+ * `stale` finding for each payment still `pending` or `processing` past `stalePendingAfter`, then a
+ * `missed` finding (`payment.succeeded`) for each unhandled payment in a status this SDK does not know. The options are checked at once: an
  * {@link InvalidParamsError} names every bad one before any request.
  * @internal Used by `client.payments.reconcile`.
  */
@@ -289,29 +301,36 @@ async function* walk(
   progress: ReconcileProgress = { read: 0, total: 0, missed: 0, stale: 0 },
 ): AsyncGenerator<ReconcileFinding, void, undefined> {
   const { from, to, stale, store, isHandled, onEvent, onProgress } = checked;
-  const params = (status: string): PaymentListParams => ({
-    status,
+  const params = (status: string | undefined, perPage = PER_PAGE): PaymentListParams => ({
+    ...(status === undefined ? {} : { status }),
     from: from.filter,
     ...(to ? { to: to.filter } : {}),
-    per_page: PER_PAGE,
+    per_page: perPage,
   });
-  // Each status's list, page by page, the next page asked for while this one is checked and its findings handed out.
-  async function* pagesOf(status: string) {
+  const within = <T>(work: () => T): T => (observer ? observer.run(work) : work());
+  /** Payments of the window in each status listed so far, as the service counts them (`meta.total`). */
+  let listed = 0;
+  // Each status's list (`undefined`: every status), page by page, the next page asked for while this
+  // one is checked and its findings handed out.
+  async function* pagesOf(status: string | undefined, keep: (payment: Payment) => boolean = (payment) => payment.status === status) {
     let first = true;
     const pages = observer
       ? pagesWithin(observer.run(() => list(params(status), requestOptions)).pages(), observer.run.bind(observer))
       : list(params(status), requestOptions).pages();
     for await (const page of readAhead(pages)) {
-      if (first) progress.total += page.meta.total;
+      if (first && status !== undefined) {
+        progress.total += page.meta.total;
+        listed += page.meta.total;
+      }
       first = false;
-      progress.read += page.data.length;
       // Only what the filter asked for: a service that ignored it must not make every payment a finding.
-      yield page.data.filter((payment) => payment.status === status && inWindow(payment, from, to));
+      const kept = page.data.filter((payment) => keep(payment) && inWindow(payment, from, to));
+      progress.read += status === undefined ? kept.length : page.data.length;
+      yield kept;
     }
   }
-
-  for (const [status, expectedEvent] of FINAL_STATUSES) {
-    for await (const payments of pagesOf(status)) {
+  async function* missed(status: string | undefined, expectedEvent: PaymentFinalEventType, keep?: (payment: Payment) => boolean) {
+    for await (const payments of pagesOf(status, keep)) {
       if (payments.length > 0) {
         const handled = store
           ? await handledInStore(payments, expectedEvent, store)
@@ -326,6 +345,8 @@ async function* walk(
       onProgress?.({ ...progress });
     }
   }
+
+  for (const [status, expectedEvent] of FINAL_STATUSES) yield* missed(status, expectedEvent);
   for (const status of UNSETTLED_STATUSES) {
     for await (const payments of pagesOf(status)) {
       const cutoff = Date.now() - stale;
@@ -338,5 +359,15 @@ async function* walk(
       }
       onProgress?.({ ...progress });
     }
+  }
+  // A status this SDK does not know cannot be asked for by name. The window's count of every status
+  // against those of the known ones says whether there is any: only then is the window read whole,
+  // for the payments in such a status, each announced by `payment.succeeded` before it moved on.
+  const count = async (status?: string) => (await within(() => list(params(status, 1), requestOptions))).meta.total;
+  for (const status of UNREPORTED_STATUSES) listed += await count(status);
+  const unknown = (await count()) - listed;
+  if (unknown > 0) {
+    progress.total += unknown;
+    yield* missed(undefined, 'payment.succeeded', (payment) => !KNOWN_STATUSES.has(payment.status));
   }
 }

@@ -38,6 +38,12 @@ export interface TelemetryCallInfo {
 
 /** How an SDK call ended. */
 export interface TelemetryCallResult {
+  /**
+   * The record the call read or created, so that a trace can be found from a payment: a payment's
+   * or payment link's `uuid`, a checkout session's `reference`, a payout's `id`. Absent for a list,
+   * `client.request` and a failed call.
+   */
+  record?: { type: 'payment' | 'checkout_session' | 'payout' | 'payment_link'; id: string };
   /** The error's class name when the call failed (`NotFoundError`, `APITimeoutError`); absent on success. */
   errorType?: string;
   /** The HTTP status of the last answer, when there was one. */
@@ -110,6 +116,8 @@ export interface TelemetryWebhookResult {
   reason?: string;
   /** The error's class name, for `failed`. */
   errorType?: string;
+  /** The record of the event's `data`, once verified: the payment's `uuid`, the payout's `id`. */
+  record?: { type: 'payment' | 'payout'; id: string };
 }
 
 /** The handle of one webhook delivery. */
@@ -178,8 +186,8 @@ export interface ReconcileObserver {
 /**
  * Hooks the SDK calls when given as the `telemetry` option of `PaymentsClient`, `webhookHandler`
  * or `expressWebhook`. `openTelemetry()` from `payments-sdk/opentelemetry` implements it; write your
- * own to feed another tool. A hook must not throw: the SDK does not catch around it, so that a
- * measurement never costs more than the hook itself.
+ * own to feed another tool. A hook that throws loses its measurement and nothing else: the SDK
+ * catches around every hook, and the call (delivery, run) ends with its own result or error.
  */
 export interface Telemetry {
   /** An SDK call starts (each page of a list is a call of its own). */
@@ -190,6 +198,19 @@ export interface Telemetry {
   onBulk?(info: TelemetryBulkInfo): BulkObserver;
   /** A reconciliation run starts. Without it, reconciliations are not reported (their calls are). */
   onReconcile?(info: TelemetryReconcileInfo): ReconcileObserver;
+}
+
+/**
+ * The record a webhook event is about, from its type and `data`: a `payment.*` event's payment
+ * `uuid`, a `payout.*` event's payout `id`; `undefined` for any other event or a `data` without one.
+ */
+export function eventRecord(type: string, data: unknown): TelemetryWebhookResult['record'] {
+  const fields = typeof data === 'object' && data !== null ? (data as Record<string, unknown>) : {};
+  if (type.startsWith('payment.') && typeof fields.uuid === 'string') return { type: 'payment', id: fields.uuid };
+  // A payout's `id` may be a number.
+  if (type.startsWith('payout.') && (typeof fields.id === 'string' || typeof fields.id === 'number'))
+    return { type: 'payout', id: String(fields.id) };
+  return undefined;
 }
 
 /** The class name of what was thrown, for `errorType`: never its message. */

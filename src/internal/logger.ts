@@ -7,18 +7,33 @@ export type LogLevel = 'off' | 'error' | 'warn' | 'info' | 'debug';
 export interface Logger {
   /** A call failed for good, after its retries: 5xx, no answer, timeout, or a 2xx of the wrong shape. */
   error(message: string, ...rest: unknown[]): void;
-  /** A call was refused by the service (a 4xx: 404, 409, 422...), with the SDK's error class and message. */
+  /**
+   * A call was refused by the service (a 4xx: 404, 409, 422...), with its status, the SDK's error
+   * class and the names of the fields refused: never the service's message, which may quote the
+   * customer.
+   */
   warn(message: string, ...rest: unknown[]): void;
   /** A retry, with its attempt number and cause. */
   info(message: string, ...rest: unknown[]): void;
-  /** Each request and answer, with `Authorization` redacted. */
+  /**
+   * Each request and answer, with its body: `Authorization` and other secrets redacted, customers'
+   * phone numbers, e-mails and names masked.
+   */
   debug(message: string, ...rest: unknown[]): void;
 }
 
 const rank: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
 
-/** A logger that drops everything below `level`. Returns `undefined` for `'off'` so callers skip work. */
-export function levelledLogger(logger: Logger | undefined, level: LogLevel | undefined): Logger | undefined {
+/** The SDK's side of a logger: {@link Logger}, and whether debug lines are kept (so their bodies are masked only then). */
+export interface LevelledLogger extends Logger {
+  readonly debugging: boolean;
+}
+
+/**
+ * A logger that drops everything below `level`. Returns `undefined` for `'off'` so callers skip work.
+ * A logger that throws is ignored for that line: logging never changes a call's outcome.
+ */
+export function levelledLogger(logger: Logger | undefined, level: LogLevel | undefined): LevelledLogger | undefined {
   const name = level ?? 'off';
   const threshold = Object.hasOwn(rank, name) ? rank[name] : undefined;
   // A bad option is a PaymentsError like every other bad client option.
@@ -27,6 +42,15 @@ export function levelledLogger(logger: Logger | undefined, level: LogLevel | und
   if (threshold === 0) return undefined;
   const target = logger ?? console;
   const noop = () => {};
-  const at = (l: Exclude<LogLevel, 'off'>) => (rank[l] <= threshold ? target[l].bind(target) : noop);
-  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug') };
+  const at = (l: Exclude<LogLevel, 'off'>) =>
+    rank[l] <= threshold
+      ? (message: string, ...rest: unknown[]) => {
+          try {
+            target[l](message, ...rest);
+          } catch {
+            // The merchant's logger failed (a closed stream, a bad transport): the line is lost, the call goes on.
+          }
+        }
+      : noop;
+  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), debugging: threshold >= rank.debug };
 }

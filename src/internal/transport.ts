@@ -28,7 +28,8 @@ import {
 import type { AttemptObserver, CallObserver } from '../core/telemetry.js';
 import { readCapped } from './capped-stream.js';
 import { parseJson } from './json.js';
-import type { Logger } from './logger.js';
+import type { LevelledLogger } from './logger.js';
+import { maskedBody, maskPersonalData, maskText } from './personal-data.js';
 import { redactDeep, redactHeaders, redactSecrets, sanitizeError } from './redaction.js';
 import { parseRetryAfter } from './retry-after.js';
 import { safeString } from './safe-string.js';
@@ -95,9 +96,13 @@ export interface TransportConfig {
   fetch?: typeof fetch | undefined;
   /** The API root every path is under: the base URL and `/api/v1`. */
   apiRoot: string;
-  /** The client's API key: redacted from every answer (the only secret a request carries). */
-  apiKey: string;
-  logger?: Logger | undefined;
+  /**
+   * The client's API key, read once per call before anything is sent (a key function may answer
+   * another key for each call): sent as `Authorization` and redacted from every answer (the only
+   * secret a request carries). Rejects with a {@link PaymentsError} when there is no key.
+   */
+  apiKey: () => Promise<string>;
+  logger?: LevelledLogger | undefined;
   backoff?: RetryBackoff | undefined;
   /** Largest decoded body accepted, in bytes. */
   maxResponseBytes: number;
@@ -136,7 +141,6 @@ export interface Transport {
 export function createTransport(config: TransportConfig): Transport {
   const { logger, apiRoot, maxResponseBytes } = config;
   const backoff = config.backoff ?? {};
-  const secrets = [config.apiKey];
   // Resolved per attempt, not captured: a program (or msw) may replace globalThis.fetch at any time.
   const platformFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
 
@@ -152,15 +156,8 @@ export function createTransport(config: TransportConfig): Transport {
     // A 3xx comes back as it is and becomes an APIError: followed, a POST would be replayed as a GET
     // and the key could go to another host.
     redirect: 'manual',
-    hooks: {
-      beforeRequest: logger
-        ? [
-            ({ request }) =>
-              logger.debug(`payments-sdk: → ${request.method} ${withoutQuery(request.url)}`, { headers: redactHeaders(request.headers) }),
-          ]
-        : [],
-    },
   });
+  const debugging = logger?.debugging === true;
 
   /** One SDK call: attempts until one succeeds, one fails for good, or the retries are spent. */
   async function send(call: CallRequest): Promise<Received> {
@@ -168,11 +165,23 @@ export function createTransport(config: TransportConfig): Transport {
     // customer's phone or e-mail.
     const url = `${apiRoot}${withoutQuery(call.path)}`;
     const started = logger ? Date.now() : 0;
+    let secrets: readonly string[];
+    try {
+      const key = await config.apiKey();
+      call.headers.set('authorization', `Bearer ${key}`);
+      secrets = [key];
+    } catch (error) {
+      throw logged(error instanceof PaymentsError ? error : new PaymentsError('The API key could not be read.'), call, url);
+    }
     for (let retry = 1; ; retry++) {
       let failure: unknown;
       try {
-        const received = await attempt(call, url, retry - 1);
-        logger?.debug(`payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`);
+        const received = await attempt(call, url, retry - 1, secrets);
+        if (debugging) {
+          logger?.debug(`payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`, {
+            body: received.body === undefined ? undefined : maskPersonalData(received.body, secrets),
+          });
+        }
         return received;
       } catch (error) {
         failure = error;
@@ -192,11 +201,11 @@ export function createTransport(config: TransportConfig): Transport {
    * `{ response, body }` for a 2xx; throws an SDK error (an {@link UnreadableBodyError} for a 2xx
    * whose body is not JSON) for anything else.
    */
-  async function attempt(call: CallRequest, url: string, resendCount: number): Promise<Received> {
+  async function attempt(call: CallRequest, url: string, resendCount: number, secrets: readonly string[]): Promise<Received> {
     const observer = call.observer?.onAttempt({ resendCount });
-    if (!observer) return attemptOnce(call, url);
+    if (!observer) return attemptOnce(call, url, secrets);
     try {
-      const answer = await attemptOnce(call, url);
+      const answer = await attemptOnce(call, url, secrets);
       observer.end({ status: answer.response.status });
       return answer;
     } catch (error) {
@@ -206,7 +215,7 @@ export function createTransport(config: TransportConfig): Transport {
   }
 
   /** {@link attempt}, unobserved. */
-  async function attemptOnce(call: CallRequest, url: string): Promise<Received> {
+  async function attemptOnce(call: CallRequest, url: string, secrets: readonly string[]): Promise<Received> {
     const controller = new AbortController();
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -219,6 +228,12 @@ export function createTransport(config: TransportConfig): Transport {
     try {
       // Checked first: an aborted signal sends nothing.
       callerSignal?.throwIfAborted();
+      if (debugging) {
+        logger?.debug(`payments-sdk: → ${call.method} ${url}`, {
+          headers: redactHeaders(call.headers),
+          body: maskedBody(call.body, secrets),
+        });
+      }
       const exchange = async () => {
         const response = await api(call.path, { method: call.method, headers: call.headers, body: call.body, signal: controller.signal });
         return { response, text: await readText(response, maxResponseBytes, call.method, url) };
@@ -242,16 +257,31 @@ export function createTransport(config: TransportConfig): Transport {
     }
   }
 
-  /** Logs a call that failed for good and returns its error. */
+  /**
+   * Logs a call that failed for good and returns its error. An answer of the service is logged by
+   * its status, error class and the names of the fields it refused: its message may quote what the
+   * customer typed (a name, a phone number), so it is never logged. The SDK's own messages are
+   * logged masked.
+   */
   function logged(error: PaymentsError, call: CallRequest, url: string): PaymentsError {
+    if (!logger) return error;
     // A refusal (4xx: the request itself was wrong) is a warning; the service or the network failing
     // for good (5xx, no answer, timeout, a 2xx of the wrong shape) is an error.
     const refused = error instanceof APIError && error.status < 500;
-    (refused ? logger?.warn : logger?.error)?.(`payments-sdk: ${call.method} ${url} failed: ${error.name}: ${error.message}`);
+    const what =
+      error instanceof APIError
+        ? `${error.name} (${error.status})${fieldList(Object.keys(error.errors ?? {}).map((field) => maskText(field)))}`
+        : `${error.name}: ${maskText(error.message)}`;
+    (refused ? logger.warn : logger.error)(`payments-sdk: ${call.method} ${url} failed: ${what}`);
     return error;
   }
 
   return { send };
+}
+
+/** ` (fields: a, b.c)`, or nothing without fields. */
+function fieldList(fields: readonly string[]): string {
+  return fields.length === 0 ? '' : ` (fields: ${fields.join(', ')})`;
 }
 
 /**

@@ -71,9 +71,33 @@ export const INSTRUMENTATION_SCOPE = 'payments-sdk';
 // The bucket boundaries the HTTP conventions advise for `http.client.request.duration`, in seconds.
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 
+/** The span attribute that carries the id of each kind of record. */
+const RECORD_ATTRIBUTES: Readonly<Record<string, string>> = {
+  payment: 'payments.payment.uuid',
+  checkout_session: 'payments.checkout_session.reference',
+  payout: 'payments.payout.id',
+  payment_link: 'payments.payment_link.id',
+};
+
+/**
+ * The event types a metric names as themselves: the service's payment events and the payout
+ * events it sends. Any other type is counted as `other`, so that a sender of made-up types cannot
+ * grow the number of series without bound.
+ */
+const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set([
+  'payment.succeeded',
+  'payment.failed',
+  'payout.approved',
+  'payout.processing',
+  'payout.completed',
+  'payout.failed',
+  'payout.rejected',
+]);
+
 /** The instruments, made at the first measurement (a global meter provider may be set after `openTelemetry()`). */
 interface Instruments {
   duration: Histogram;
+  webhookDuration: Histogram;
   retries: Counter;
   deliveries: Counter;
   bulkRows: Counter;
@@ -104,6 +128,11 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
       duration: meter.createHistogram('http.client.request.duration', {
         unit: 's',
         description: 'Duration of HTTP client requests.',
+        advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+      }),
+      webhookDuration: meter.createHistogram('payments.webhook.duration', {
+        unit: 's',
+        description: 'Time from a webhook delivery received to its answer, by outcome.',
         advice: { explicitBucketBoundaries: DURATION_BUCKETS },
       }),
       retries: meter.createCounter('payments.client.retries', { unit: '{retry}', description: 'HTTP attempts that retried an SDK call.' }),
@@ -178,8 +207,10 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
             },
           };
         },
-        end({ errorType, status, replayed }) {
+        end({ errorType, status, replayed, record }) {
           if (status !== undefined) callSpan.setAttribute('http.response.status_code', status);
+          const recordAttribute = record && RECORD_ATTRIBUTES[record.type];
+          if (recordAttribute !== undefined && record) callSpan.setAttribute(recordAttribute, record.id);
           if (replayed !== undefined && info.idempotencyKey !== undefined) callSpan.setAttribute('payments.replayed', replayed);
           fail(callSpan, errorType);
           callSpan.end();
@@ -189,21 +220,27 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
 
     onWebhook(): WebhookObserver {
       const { span, within } = begin('payments.webhook', {});
+      const started = performance.now();
       return {
         run: (work) => context.with(within, work),
-        end({ outcome, status, eventType, eventId, reason, errorType }) {
+        end({ outcome, status, eventType, eventId, reason, errorType, record }) {
           const attributes: Attributes = { 'payments.webhook.outcome': outcome, 'http.response.status_code': status };
           if (eventType !== undefined) attributes['payments.event.type'] = eventType;
           if (eventId !== undefined) attributes['payments.event.id'] = eventId;
           if (reason !== undefined) attributes['payments.webhook.refusal_reason'] = reason;
+          const recordAttribute = record && RECORD_ATTRIBUTES[record.type];
+          if (recordAttribute !== undefined && record) attributes[recordAttribute] = record.id;
           span.setAttributes(attributes);
           if (outcome === 'failed') fail(span, errorType ?? String(status));
           span.end();
-          // The event id stays on the span: on a metric it would make one series per delivery.
+          // Ids stay on the span: on a metric they would make one series per delivery. The event
+          // type is counted as itself only when known.
           const counted: Attributes = { 'payments.webhook.outcome': outcome };
-          if (eventType !== undefined) counted['payments.event.type'] = eventType;
+          if (eventType !== undefined) counted['payments.event.type'] = KNOWN_EVENT_TYPES.has(eventType) ? eventType : 'other';
           if (reason !== undefined) counted['payments.webhook.refusal_reason'] = reason;
-          measure().deliveries.add(1, counted);
+          const instruments = measure();
+          instruments.deliveries.add(1, counted);
+          instruments.webhookDuration.record((performance.now() - started) / 1000, { 'payments.webhook.outcome': outcome });
         },
       };
     },

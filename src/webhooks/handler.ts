@@ -6,7 +6,8 @@
  * @module
  */
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
-import { errorTypeOf, type Telemetry, type TelemetryWebhookResult } from '../core/telemetry.js';
+import { guardTelemetry } from '../core/guarded-telemetry.js';
+import { errorTypeOf, eventRecord, type Telemetry, type TelemetryWebhookResult } from '../core/telemetry.js';
 import { readCapped } from '../internal/capped-stream.js';
 import { missingSettingMessage, readEnv } from '../internal/runtime.js';
 import { handleOnce, type OnceResult } from '../stores/handle-once.js';
@@ -249,8 +250,8 @@ export function createWebhookCore<Context, Effects>(options: WebhookHandlerOptio
     throw new PaymentsError(
       `${where}: telemetry must be an object whose onWebhook is a function, such as openTelemetry() from payments-sdk/opentelemetry.`,
     );
-  // A telemetry without onWebhook reports the client's calls only.
-  const onWebhook = telemetry?.onWebhook?.bind(telemetry);
+  // A telemetry without onWebhook reports the client's calls only; a hook that throws is ignored.
+  const onWebhook = telemetry && guardTelemetry(telemetry).onWebhook;
   if (onWebhook === undefined) return { maxBodyBytes, handle: (method, body, headers) => respond(method, body, headers, {}) };
   return {
     maxBodyBytes,
@@ -288,6 +289,8 @@ function deliveryResult(response: WebhookResponse, note: DeliveryNote): Telemetr
   if (note.event) {
     result.eventType = note.event.type;
     result.eventId = note.event.id;
+    const record = eventRecord(note.event.type, note.event.data);
+    if (record) result.record = record;
   }
   if (outcome === 'refused' && note.reason !== undefined) result.reason = note.reason;
   if (outcome === 'failed' && note.errorType !== undefined) result.errorType = note.errorType;

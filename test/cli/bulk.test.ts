@@ -10,7 +10,7 @@
  * passwords are never printed.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
@@ -139,7 +139,10 @@ describe('payments-sdk payouts bulk', () => {
     expect(rerun.code).toBe(0);
     expect(rerun.stderr).toContain('created 0, replayed 0, skipped 6');
     expect(payoutCount() - before).toBe(6);
-    expect(readResults(`${file}.payroll-1.results.csv`).every((r) => r.status === 'skipped' && r.payout_id !== '')).toBe(true);
+    // Rewritten whole: each row's latest state, so rows created by the first run still read created.
+    const again = readResults(`${file}.payroll-1.results.csv`);
+    expect(again.map((r) => r.key)).toEqual(['emp-1', 'emp-2', 'emp-3', 'emp-4', 'emp-5', 'emp-6']);
+    expect(again.map((r) => [r.status, r.payout_id])).toEqual(results.map((r) => ['created', r.payout_id]));
   });
 
   it('a row the service refuses is failed in the results, and the exit code is 1', async () => {
@@ -199,9 +202,16 @@ describe('payments-sdk payouts bulk', () => {
     const rerun = await runCli(['payouts', 'bulk', file, '--batch-id', 'int-1'], env);
     expect(rerun.code).toBe(0);
     expect(payoutCount() - before).toBe(20);
+    // The interrupted run's file has one line per row: those it did not reach are not_sent.
+    expect(partial).toHaveLength(20);
+    expect(partial.filter((r) => r.status === 'not_sent').length).toBeGreaterThan(0);
     const final = readResults(`${file}.int-1.results.csv`);
-    expect(final.filter((r) => r.status === 'skipped')).toHaveLength(paid);
-    expect(final.filter((r) => r.status === 'created')).toHaveLength(20 - paid);
+    expect(final).toHaveLength(20);
+    expect(final.map((r) => Number(r.row))).toEqual(Array.from({ length: 20 }, (_, i) => i + 2));
+    expect(final.every((r) => r.status === 'created' && r.payout_id !== '')).toBe(true);
+    // The rows paid before the interrupt keep their payout ids.
+    for (const row of partial.filter((r) => r.status === 'created'))
+      expect(final.find((r) => r.key === row.key)?.payout_id).toBe(row.payout_id);
   });
 
   it('no progress bar in a pipe, a bar on a terminal; --help lists the columns and exit codes', async () => {
@@ -319,6 +329,48 @@ describe('payments-sdk payouts bulk', () => {
   });
 
   describe('files', () => {
+    it("results keep the input's separator, BOM and row order, one line per row, rewritten whole after each run", async () => {
+      const path = join(dir, 'excel.csv');
+      // Excel's "CSV UTF-8" where a comma is the decimal separator: a BOM, semicolons, CRLF.
+      const rows = good(3, 500).reverse();
+      writeFileSync(path, `\uFEFF${[header, ...rows].map((r) => r.join(';')).join('\r\n')}\r\n`);
+      const first = await runCli(['payouts', 'bulk', path, '--batch-id', 'excel-1'], env);
+      expect(first.code, first.stderr).toBe(0);
+      const resultsPath = `${path}.excel-1.results.csv`;
+      const bytes = readFileSync(resultsPath);
+      expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+      const text = bytes.subarray(3).toString('utf8');
+      expect(text.split('\n')[0]).toBe('row;key;payout_id;status;error');
+      const read = () => parse(readFileSync(resultsPath), { columns: true, bom: true, delimiter: ';' }) as Row[];
+      expect(read().map((r) => [r.row, r.key, r.status])).toEqual([
+        ['2', 'emp-502', 'created'],
+        ['3', 'emp-501', 'created'],
+        ['4', 'emp-500', 'created'],
+      ]);
+      // A row added at the top: the rerun pays it alone; every line says what became of its row.
+      writeFileSync(path, `\uFEFF${[header, ...good(1, 503), ...rows].map((r) => r.join(';')).join('\r\n')}\r\n`);
+      const second = await runCli(['payouts', 'bulk', path, '--batch-id', 'excel-1'], env);
+      expect(second.code, second.stderr).toBe(0);
+      expect(second.stderr).toContain('4 rows: created 1, replayed 0, skipped 3');
+      const after = read();
+      expect(after.map((r) => [r.row, r.key, r.status])).toEqual([
+        ['2', 'emp-503', 'created'],
+        ['3', 'emp-502', 'created'],
+        ['4', 'emp-501', 'created'],
+        ['5', 'emp-500', 'created'],
+      ]);
+      expect(after.every((r) => r.payout_id !== '')).toBe(true);
+      // Written beside its name and renamed: nothing is left behind.
+      expect(readdirSync(dir).filter((name) => name.startsWith('excel.csv.') && !/\.(journal|results\.csv)$/.test(name))).toEqual([]);
+    });
+
+    it('counts in words that agree with their numbers: "1 row"', async () => {
+      const file = csv('one.csv', [header, ...good(1, 600)]);
+      const result = await runCli(['payouts', 'bulk', file, '--batch-id', 'one-1'], env);
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toContain('payouts one-1: 1 row: created 1,');
+    });
+
     it('results escape spreadsheet formulas by default; --no-escape-formulas writes them as they are', async () => {
       const file = csv('formula.csv', [header, ['=SUM(1+2)', '1000', 'XOF', 'SEN', 'wave', '221771255501', 'x']]);
       const escaped = await runCli(['payouts', 'bulk', file, '--batch-id', 'f1', '--results', '-'], env);
@@ -328,7 +380,7 @@ describe('payments-sdk payouts bulk', () => {
       expect(raw.code).toBe(0);
       expect((parse(raw.stdout, { columns: true }) as Row[])[0]).toMatchObject({
         key: '=SUM(1+2)',
-        status: 'skipped',
+        status: 'created',
       });
     });
 

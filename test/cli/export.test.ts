@@ -340,6 +340,43 @@ describe('payments-sdk export, spreadsheets', () => {
     expect(rows[0]?.payer_name).toBe('Élodie N’Diaye');
     expect(Object.keys(rows[0] ?? {})[0]).toBe('reference');
   });
+
+  it('--delimiter ";" writes what Excel opens where a comma is the decimal separator, with --bom; formulas stay escaped', async () => {
+    const out = join(dir, 'semicolon.csv');
+    const result = await runCli(['export', 'checkout-sessions', '--delimiter', ';', '--bom', '--locale', 'fr', '--out', out], sheetEnv);
+    expect(result.code, result.stderr).toBe(0);
+    const bytes = readFileSync(out);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    const text = bytes.subarray(3).toString('utf8');
+    expect(text.split('\n')[0]).toMatch(/^reference;created_at;status;currency;amount;amount_formatted;description;/);
+    const rows = parse(text, { columns: true, delimiter: ';' }) as Row[];
+    expect(rows).toHaveLength(hostile.length);
+    expect(rows.map((r) => r.description).sort()).toEqual(hostile.map((d) => (d === 'Awa Diop' ? d : `'${d}`)).sort());
+    // A tab is accepted by name; any other separator is refused before a request.
+    expect((await runCli(['export', 'checkout-sessions', '--delimiter', 'tab'], sheetEnv)).stdout.split('\n')[0]).toMatch(
+      /^reference\tcreated_at\t/,
+    );
+    const bad = await runCli(['export', 'checkout-sessions', '--delimiter', '|'], sheetEnv);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--delimiter must be ",", ";" or tab, got "|"');
+    const jsonl = await runCli(['export', 'checkout-sessions', '--format', 'jsonl', '--delimiter', ';'], sheetEnv);
+    expect(jsonl.stderr).toContain('--delimiter is for CSV files only');
+  });
+
+  it('counts in words that agree with their numbers: 1 checkout session, 2 payments', async () => {
+    const one = createMockService({ seed: { checkoutSessions: [{ amount: 100, currency: 'XOF' }] } });
+    const oneServer = await startServer((request) => one.fetch(request));
+    try {
+      const out = join(dir, 'one.csv');
+      const result = await runCli(['export', 'checkout-sessions', '--out', out], {
+        PAYMENTS_API_KEY: one.apiKey,
+        PAYMENTS_BASE_URL: oneServer.url,
+      });
+      expect(result.stderr).toBe(`exported 1 checkout session to ${out}\n`);
+    } finally {
+      await oneServer.close();
+    }
+  });
 });
 
 describe('payments-sdk export, CSV quoting', () => {

@@ -116,9 +116,9 @@ describe('environment defaults', () => {
     expect(auth).toEqual([`Bearer ${API_KEY}`]);
   });
 
-  it('treats an empty PAYMENTS_API_KEY as missing', () => {
+  it('treats an empty PAYMENTS_API_KEY as missing', async () => {
     env({ PAYMENTS_API_KEY: '', PAYMENTS_BASE_URL: ORIGIN });
-    expect(() => new PaymentsClient()).toThrowError(/PAYMENTS_API_KEY/);
+    await expect(new PaymentsClient().wallets.list()).rejects.toThrowError(/PAYMENTS_API_KEY/);
   });
 
   it('reads PAYMENTS_WEBHOOK_SECRET when no webhookSecret is given', async () => {
@@ -143,18 +143,36 @@ describe('environment defaults', () => {
 });
 
 describe('API key', () => {
-  it('throws a PaymentsError at construction when no key is given nor set, and sends nothing', () => {
+  it('builds without a key (a module-level client survives a build step); the first call fails naming PAYMENTS_API_KEY, and sends nothing', async () => {
     env({ PAYMENTS_BASE_URL: ORIGIN });
-    let error: unknown;
-    try {
-      new PaymentsClient();
-    } catch (e) {
-      error = e;
+    const sent: string[] = [];
+    server.use(
+      http.all(`${API_URL}/*`, ({ request }) => {
+        sent.push(request.url);
+        return HttpResponse.json({ data: [] });
+      }),
+    );
+    for (const client of [new PaymentsClient(), new PaymentsClient({ apiKey: '' }), new PaymentsClient({ apiKey: '   ' })]) {
+      expect(client.mode).toBe('unknown');
+      const error = await client.payments.retrieve('p-1').catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(PaymentsError);
+      expect((error as Error).message).toMatch(/PAYMENTS_API_KEY/);
+      // A creation's error carries its Idempotency-Key, as every other failure of a creation.
+      const created = await client.payments
+        .create({ amount: 1000, currency: 'XOF', country: 'SEN', provider: 'orange', phone: '221771234567' })
+        .catch((e: unknown) => e);
+      expect((created as Error).message).toMatch(/PAYMENTS_API_KEY/);
+      expect((created as PaymentsError).idempotencyKey).toMatch(/^[0-9a-f-]{36}$/);
     }
-    expect(error).toBeInstanceOf(PaymentsError);
-    expect((error as Error).message).toMatch(/PAYMENTS_API_KEY/);
-    expect(() => new PaymentsClient({ apiKey: '' })).toThrowError(PaymentsError);
-    expect(() => new PaymentsClient({ apiKey: '   ' })).toThrowError(PaymentsError);
+    expect(sent).toEqual([]);
+    // The variable set later is read by the next call.
+    restore();
+    env({ PAYMENTS_BASE_URL: ORIGIN });
+    const late = new PaymentsClient();
+    process.env.PAYMENTS_API_KEY = API_KEY;
+    await late.wallets.list();
+    expect(sent).toHaveLength(1);
+    expect(late.mode).toBe('sandbox');
   });
 
   it('refuses a key with surrounding whitespace (a newline from a secret file) without printing it', () => {

@@ -5,11 +5,12 @@
  */
 import { inspect } from 'node:util';
 import { delay, HttpResponse, http } from 'msw';
-import { type Logger, PaymentsClient, PaymentsError } from 'payments-sdk';
+import { PaymentsClient, PaymentsError } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
 import { caught } from '../helpers/caught.js';
 import { makeClient } from '../helpers/client.js';
 import { API_KEY, API_URL, chargeParams, ORIGIN, payment } from '../helpers/fixtures.js';
+import { recordingLogger } from '../helpers/logger.js';
 import { useMswServer } from '../helpers/msw.js';
 
 const server = useMswServer();
@@ -58,6 +59,16 @@ describe('the client', () => {
     expectNoSecret(client.payments);
     expectNoSecret(client.webhooks);
     expect(Object.values(client).some((v) => typeof v === 'string' && v.includes(KEY_BODY))).toBe(false);
+  });
+
+  it('never shows a key read from a function either, before or after a call read it', async () => {
+    server.use(http.get(`${API_URL}/wallets`, () => HttpResponse.json({ data: [] })));
+    const client = new PaymentsClient({ apiKey: async () => API_KEY, baseUrl: ORIGIN, webhookSecret: WEBHOOK_SECRET });
+    expectNoSecret(client);
+    await client.wallets.list();
+    expectNoSecret(client);
+    expectNoSecret(client.withOptions({ apiKey: () => API_KEY }));
+    expect(inspect(client)).toContain('sandbox');
   });
 });
 
@@ -148,16 +159,7 @@ describe('every error class', () => {
 });
 
 describe('logger', () => {
-  function capture() {
-    const lines: { level: string; args: unknown[] }[] = [];
-    const logger: Logger = {
-      error: (...args) => lines.push({ level: 'error', args }),
-      warn: (...args) => lines.push({ level: 'warn', args }),
-      info: (...args) => lines.push({ level: 'info', args }),
-      debug: (...args) => lines.push({ level: 'debug', args }),
-    };
-    return { lines, logger };
-  }
+  const capture = recordingLogger;
 
   async function exercise(client: PaymentsClient) {
     let posts = 0;

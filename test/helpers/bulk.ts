@@ -1,5 +1,6 @@
 /** Shared pieces of the bulk payout tests: rows, a mock with money in its wallet, counting payouts. */
 import { PaymentsClient, type Payout, type PayoutCreateParams } from 'payments-sdk';
+import type { Telemetry } from 'payments-sdk/opentelemetry';
 import { createMockService, type MockService, type MockServiceOptions } from 'payments-sdk/testing';
 import type { Store } from '../../src/stores/store.js';
 
@@ -26,8 +27,12 @@ export function payoutMock(options: MockServiceOptions = {}): MockService {
 }
 
 /** A client on the mock's live key, through `mock.fetch` (or a real URL). */
-export function liveClient(mock: MockService, options: { baseUrl?: string; maxRetries?: number; timeout?: number } = {}): PaymentsClient {
+export function liveClient(
+  mock: MockService,
+  options: { baseUrl?: string; maxRetries?: number; timeout?: number; telemetry?: Telemetry } = {},
+): PaymentsClient {
   return new PaymentsClient({
+    ...(options.telemetry ? { telemetry: options.telemetry } : {}),
     apiKey: mock.liveApiKey as string,
     baseUrl: options.baseUrl ?? mock.baseUrl,
     ...(options.baseUrl ? {} : { fetch: mock.fetch }),

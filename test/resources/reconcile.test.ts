@@ -1,8 +1,9 @@
 /**
  * `client.payments.reconcile()` against the testing kit: the kit delivers every event to a real
  * `webhookHandler` and loses 30 % of them on purpose; reconciliation must list exactly the lost
- * ones, report stuck payments apart, read only the statuses it needs (each page once), and refuse
- * bad options before any request.
+ * ones, report stuck payments apart, report a payment refunded, disputed or in a status the SDK does
+ * not know whose `payment.succeeded` was never handled, read only the statuses it needs (each page
+ * once), and refuse bad options before any request.
  */
 import { InvalidParamsError, type Payment, PaymentsClient, type ReconcileFinding } from 'payments-sdk';
 import { memoryStore, type Store } from 'payments-sdk/stores';
@@ -101,12 +102,25 @@ describe('payments.reconcile with 30 % of deliveries lost', () => {
     await collect(client.payments.reconcile({ from: DAY, to: DAY, isHandled: (p) => handled.has(p.uuid) }));
     const lists = mock.requests.slice(before).map((r) => new URL(r.path, 'http://x').searchParams);
     const asked = lists.map((q) => `${q.get('status')} ${q.get('page') ?? '1'}`);
-    // 167 succeeded (2 pages), 83 failed (1 page), then the unsettled statuses (empty).
-    expect(asked).toEqual(['succeeded 1', 'succeeded 2', 'failed 1', 'pending 1', 'processing 1']);
-    for (const q of lists) {
+    // 167 succeeded (2 pages), none refunded or disputed, 83 failed (1 page), then the unsettled
+    // statuses (empty); then three counts (one payment per page): canceled, expired, and every status,
+    // which match the statuses listed, so the window is not read again.
+    expect(asked).toEqual([
+      'succeeded 1',
+      'succeeded 2',
+      'refunded 1',
+      'disputed 1',
+      'failed 1',
+      'pending 1',
+      'processing 1',
+      'canceled 1',
+      'expired 1',
+      'null 1',
+    ]);
+    for (const [i, q] of lists.entries()) {
       expect(q.get('from')).toBe(DAY);
       expect(q.get('to')).toBe(DAY);
-      expect(q.get('per_page')).toBe('100');
+      expect(q.get('per_page')).toBe(i < 7 ? '100' : '1');
     }
   });
 });
@@ -255,12 +269,71 @@ describe('payments.reconcile: stale payments and the window', () => {
     await collect(
       client.payments.reconcile({ from: today, isHandled: () => true, onProgress: ({ read, total }) => seen.push({ read, total }) }),
     );
+    // succeeded (2 pages), refunded, disputed, failed, pending, processing.
     expect(seen).toEqual([
       { read: 100, total: 120 },
+      { read: 120, total: 120 },
+      { read: 120, total: 120 },
       { read: 120, total: 120 },
       { read: 120, total: 120 },
       { read: 130, total: 130 },
       { read: 130, total: 130 },
     ]);
+  });
+});
+
+describe('payments.reconcile: payments that moved on after succeeded', () => {
+  const id = (n: number) => `00000000-0000-4000-8000-00000000000${n}`;
+  const base = Date.parse('2026-06-01T08:00:00Z');
+  const shop = () => {
+    const mock = createMockService({
+      now: base + 3_600_000,
+      seed: {
+        payments: [
+          { uuid: id(1), status: 'refunded', created_at: new Date(base).toISOString() },
+          { uuid: id(2), status: 'disputed', created_at: new Date(base).toISOString() },
+          // A status this version of the SDK does not know: the service may add one.
+          { uuid: id(3), status: 'partially_refunded', created_at: new Date(base).toISOString() },
+          { uuid: id(4), status: 'refunded', created_at: new Date(base).toISOString() },
+          { uuid: id(5), status: 'canceled', created_at: new Date(base).toISOString() },
+          { uuid: id(6), status: 'expired', created_at: new Date(base).toISOString() },
+        ],
+      },
+    });
+    const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
+    return { mock, client };
+  };
+
+  it('reports a refunded, disputed or newer-status payment whose payment.succeeded was never handled, and not one whose was', async () => {
+    const { client } = shop();
+    // The merchant handled payment.succeeded of payment 4 only (before it was refunded).
+    const findings = await collect(client.payments.reconcile({ from: DAY, to: DAY, isHandled: (p) => p.uuid === id(4) }));
+    expect(findings.map((f) => [f.kind, f.payment.uuid, f.payment.status, f.expectedEvent])).toEqual([
+      ['missed', id(1), 'refunded', 'payment.succeeded'],
+      ['missed', id(2), 'disputed', 'payment.succeeded'],
+      ['missed', id(3), 'partially_refunded', 'payment.succeeded'],
+    ]);
+  });
+
+  it('asks the store for payment.succeeded of each, and reads the window whole only when a status is unknown', async () => {
+    const { mock, client } = shop();
+    const store = memoryStore();
+    // The endpoint handled payment.succeeded of payment 4 (before it was refunded).
+    const handled = `payment:${id(4)}:payment.succeeded`;
+    await store.claim([{ key: handled, owner: 'endpoint', leaseMs: 1000 }]);
+    await store.settle(handled, 'endpoint', {});
+    const asked: string[] = [];
+    const counted = countingReads(store);
+    const read = counted.read;
+    counted.read = (keys) => {
+      for (const key of keys) asked.push(`${key.split(':')[1]?.slice(-1)} ${key.split(':')[2]}`);
+      return read(keys);
+    };
+    const findings = await collect(client.payments.reconcile({ from: DAY, to: DAY, store: counted }));
+    expect(findings.map((f) => f.payment.uuid)).toEqual([id(1), id(2), id(3)]);
+    expect(asked.sort()).toEqual(['1 payment.succeeded', '2 payment.succeeded', '3 payment.succeeded', '4 payment.succeeded']);
+    const whole = mock.requests.filter((r) => r.path.startsWith('/api/v1/payments?') && !r.path.includes('status='));
+    // The count of every status, then the one page read for the unknown status.
+    expect(whole.map((r) => new URL(r.path, 'http://x').searchParams.get('per_page'))).toEqual(['1', '100']);
   });
 });

@@ -48,8 +48,13 @@ beforeAll(async () => {
       import { PaymentsClient } from 'payments-sdk';
       import { webhookHandler } from 'payments-sdk/webhooks';
       const message = (build: () => unknown) => { try { build(); return 'built'; } catch (error) { return (error as Error).message; } };
+      // A missing key fails the first call, not construction: a call that reached the network had its key.
+      const firstCall = async (client: PaymentsClient) => {
+        try { await client.wallets.list({ maxRetries: 0 }); return 'built'; }
+        catch (error) { return (error as Error).name === 'APIConnectionError' ? 'built' : (error as Error).message; }
+      };
       console.log(JSON.stringify({
-        client: message(() => new PaymentsClient({ baseUrl: 'http://127.0.0.1:9' })),
+        client: await firstCall(new PaymentsClient({ baseUrl: 'http://127.0.0.1:9' })),
         handler: message(() => webhookHandler({ onEvent: () => {} })),
       }));
     `),

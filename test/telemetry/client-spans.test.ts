@@ -93,12 +93,13 @@ describe('client spans', () => {
     expect(replays[1]?.attributes['payments.mode']).toBe('sandbox');
   });
 
-  it('retrieve: url.template holds the placeholder, never the id', async () => {
-    await client().payments.retrieve('9b2f8a1e-3c4d-4e5f-8a9b-0c1d2e3f4a5b');
+  it('retrieve: url.template holds the placeholder, never the id; the call span holds the uuid of the payment read', async () => {
+    const read = await client().payments.retrieve('9b2f8a1e-3c4d-4e5f-8a9b-0c1d2e3f4a5b');
     const attempt = otel.span('GET /api/v1/payments/{uuid}');
     expect(attempt.attributes['url.template']).toBe('/api/v1/payments/{uuid}');
     expect(parentOf(attempt)).toBe(otel.span('payments.retrieve').spanContext().spanId);
-    expect(JSON.stringify(otel.spans().map((span) => span.attributes))).not.toContain('9b2f8a1e');
+    expect(JSON.stringify(attempt.attributes)).not.toContain(read.uuid);
+    expect(otel.span('payments.retrieve').attributes['payments.payment.uuid']).toBe(read.uuid);
   });
 
   it('a 404: error.type "404" on the attempt, the error class on the call, both ERROR', async () => {

@@ -53,8 +53,9 @@ describe('payments.reconcile with openTelemetry()', () => {
     });
     expect(span.status.code).toBe(SpanStatusCode.UNSET);
     const lists = otel.spans().filter((s) => s.name === 'payments.list');
-    // One page per status read: succeeded, failed, pending, processing.
-    expect(lists).toHaveLength(4);
+    // One page per status read (succeeded, refunded, disputed, failed, pending, processing), then the
+    // three counts that look for statuses this SDK does not know.
+    expect(lists).toHaveLength(9);
     for (const list of lists) expect(parentOf(list)).toBe(span.spanContext().spanId);
     expect(await otel.points('payments.reconcile.findings')).toEqual(
       expect.arrayContaining([

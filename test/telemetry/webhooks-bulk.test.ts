@@ -61,12 +61,14 @@ describe('payments.webhook', () => {
         'http.response.status_code': 200,
         'payments.event.type': 'payment.succeeded',
         'payments.event.id': 'evt_1',
+        'payments.payment.uuid': payment().uuid,
       },
       {
         'payments.webhook.outcome': 'duplicate',
         'http.response.status_code': 200,
         'payments.event.type': 'payment.succeeded',
         'payments.event.id': 'evt_1',
+        'payments.payment.uuid': payment().uuid,
       },
       { 'payments.webhook.outcome': 'refused', 'http.response.status_code': 400, 'payments.webhook.refusal_reason': 'signature_mismatch' },
       {
@@ -74,6 +76,7 @@ describe('payments.webhook', () => {
         'http.response.status_code': 500,
         'payments.event.type': 'payment.succeeded',
         'payments.event.id': 'evt_boom',
+        'payments.payment.uuid': payment().uuid,
         'error.type': 'Error',
       },
     ]);
