@@ -75,12 +75,14 @@ const cases: Case[] = [
   {
     label: "{ PaymentsClient } from 'payments-sdk'",
     code: "export { PaymentsClient } from 'payments-sdk';",
-    // zod/mini, ky and the SDK (stripe-node's client is 32.9 KB, openai-node's 86.3 KB). A ceiling
-    // against regressions, just above the 39.56 KB measured with everything the client carries:
-    // client.request and withOptions, payments.reconcile (statuses past succeeded included), the
-    // telemetry hooks, guarded (not OpenTelemetry: that is its own entry), key functions, the debug
-    // log's masking of personal data, bulk payouts with retryFailed and the webhook verifier.
-    budget: 39_600,
+    // zod/mini, ky and the SDK (stripe-node's client is 32.9 KB, openai-node's 86.3 KB). The goal
+    // is 39 KB and is missed (BENCHMARKS.md, "Bundle size"): this ceiling, just above the 41.8 KB
+    // measured, only stops further growth. In it: client.request and withOptions, payments.reconcile
+    // (statuses past succeeded included), the telemetry hooks, guarded (not OpenTelemetry: that is
+    // its own entry), key functions, the debug log's masking of personal data, bulk payouts with
+    // their default memoryStore (the whole Store contract), and the webhook verifier.
+    budget: 41_900,
+    goal: 39_000,
     platform: 'browser',
     transportFree: false,
   },
