@@ -255,13 +255,8 @@ export class PaymentsClient {
   async #readKey(): Promise<string> {
     const source = this.#keySource;
     if (typeof source === 'string') return source;
-    let key: unknown;
-    try {
-      key = await source();
-    } catch (error) {
-      if (error instanceof PaymentsError) throw error;
-      throw new PaymentsError(`The apiKey function failed (${errorTypeOf(error)}): nothing was sent.`, { cause: error });
-    }
+    // What the function throws becomes the call's PaymentsError in the transport.
+    const key: unknown = await source();
     if (typeof key !== 'string' || key.trim() === '') throw new PaymentsError('The apiKey function returned no key: nothing was sent.');
     checkKeyText(key);
     this.#mode = modeOfKey(key);

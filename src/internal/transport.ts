@@ -25,7 +25,7 @@ import {
   PaymentsError,
   ResponseValidationError,
 } from '../core/errors.js';
-import type { AttemptObserver, CallObserver } from '../core/telemetry.js';
+import { type AttemptObserver, type CallObserver, errorTypeOf } from '../core/telemetry.js';
 import { readCapped } from './capped-stream.js';
 import { parseJson } from './json.js';
 import type { LevelledLogger } from './logger.js';
@@ -171,7 +171,12 @@ export function createTransport(config: TransportConfig): Transport {
       call.headers.set('authorization', `Bearer ${key}`);
       secrets = [key];
     } catch (error) {
-      throw logged(error instanceof PaymentsError ? error : new PaymentsError('The API key could not be read.'), call, url);
+      // A key function that threw (a secret manager down): a PaymentsError like every failure of a call.
+      const failure =
+        error instanceof PaymentsError
+          ? error
+          : new PaymentsError(`The apiKey function failed (${errorTypeOf(error)}): nothing was sent.`, { cause: error });
+      throw logged(failure, call, url);
     }
     for (let retry = 1; ; retry++) {
       let failure: unknown;
