@@ -249,6 +249,7 @@ const ENTRIES = {
       'INSTRUMENTATION_SCOPE',
       'OpenTelemetryOptions',
       'ReconcileObserver',
+      'StoreObserver',
       'Telemetry',
       'TelemetryAttemptInfo',
       'TelemetryAttemptResult',

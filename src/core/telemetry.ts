@@ -129,6 +129,19 @@ export interface WebhookObserver {
   run<T>(work: () => T): T;
   /** The delivery was answered. Called once. */
   end(result: TelemetryWebhookResult): void;
+  /**
+   * The store's work for this delivery starts: its transaction with the merchant's `onEvent`
+   * inside (a transactional store), or its claim, `onEvent` and the record. Optional.
+   */
+  onStore?(kind: string): StoreObserver;
+}
+
+/** The handle of a store's work for one delivery (see {@link WebhookObserver.onStore}). */
+export interface StoreObserver {
+  /** Runs the store's work (and the merchant's `onEvent` within it) as part of this observation. */
+  run<T>(work: () => T): T;
+  /** The work ended; `errorType` when the store failed or did not answer. Called once. */
+  end(result: { errorType?: string }): void;
 }
 
 /** A bulk payout run about to start. */

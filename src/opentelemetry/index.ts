@@ -43,6 +43,7 @@ export type {
   BulkObserver,
   CallObserver,
   ReconcileObserver,
+  StoreObserver,
   Telemetry,
   TelemetryAttemptInfo,
   TelemetryAttemptResult,
@@ -223,6 +224,18 @@ export function openTelemetry(options: OpenTelemetryOptions = {}): Telemetry {
       const started = performance.now();
       return {
         run: (work) => context.with(within, work),
+        onStore(kind) {
+          // A child of the delivery's span: the store's transaction, the merchant's onEvent inside it.
+          const store = tracer.startSpan('payments.store', { attributes: { 'payments.store.kind': kind } }, within);
+          const inside = trace.setSpan(within, store);
+          return {
+            run: (work) => context.with(inside, work),
+            end({ errorType }) {
+              fail(store, errorType);
+              store.end();
+            },
+          };
+        },
         end({ outcome, status, eventType, eventId, reason, errorType, record }) {
           const attributes: Attributes = { 'payments.webhook.outcome': outcome, 'http.response.status_code': status };
           if (eventType !== undefined) attributes['payments.event.type'] = eventType;

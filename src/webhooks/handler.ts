@@ -7,7 +7,7 @@
  */
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
 import { guardTelemetry } from '../core/guarded-telemetry.js';
-import { errorTypeOf, eventRecord, type Telemetry, type TelemetryWebhookResult } from '../core/telemetry.js';
+import { errorTypeOf, eventRecord, type StoreObserver, type Telemetry, type TelemetryWebhookResult } from '../core/telemetry.js';
 import { readCapped } from '../internal/capped-stream.js';
 import { missingSettingMessage, readEnv } from '../internal/runtime.js';
 import { handleOnce, type OnceResult } from '../stores/handle-once.js';
@@ -232,7 +232,11 @@ export function createWebhookCore<Context, Effects>(options: WebhookHandlerOptio
 
     const record: StoreJsonObject = { event_id: event.id, type: event.type, at: new Date().toISOString() };
     if (storeBody) record.event = JSON.parse(JSON.stringify(event));
-    const result = await handleOnce(store, deliveryKeys(event, scope), (context) => handler(event, context), record);
+    const work = () => handleOnce(store, deliveryKeys(event, scope), (context) => handler(event, context), record);
+    // The store's work (with onEvent inside it) as a child of the delivery, when observed.
+    const observed = note.onStore?.(store.kind);
+    const result = observed ? await observed.run(work) : await work();
+    observed?.end(result.status === 503 ? { errorType: errorTypeOf(result.error) } : {});
     if (result.bookkeepingError !== undefined) reportError(result.bookkeepingError, { status: result.status, event });
     if (result.status !== 200) {
       note.errorType = errorTypeOf(result.error);
@@ -257,7 +261,7 @@ export function createWebhookCore<Context, Effects>(options: WebhookHandlerOptio
     maxBodyBytes,
     async handle(method, body, headers) {
       const delivery = onWebhook();
-      const note: DeliveryNote = {};
+      const note: DeliveryNote = { onStore: delivery.onStore?.bind(delivery) };
       let response: WebhookResponse;
       try {
         // Verification and the merchant's handler run inside the delivery's span.
@@ -280,6 +284,8 @@ interface DeliveryNote {
   event?: WebhookEvent;
   reason?: string;
   errorType?: string;
+  /** Observes the store's work, when the telemetry does. */
+  onStore?: (kind: string) => StoreObserver;
 }
 
 /** How a delivery is reported: the outcome and status answered, the event, and why it was refused or failed. */

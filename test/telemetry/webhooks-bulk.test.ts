@@ -98,9 +98,14 @@ describe('payments.webhook', () => {
     expect(count({ 'payments.webhook.outcome': 'failed', 'payments.event.type': 'payment.succeeded' })).toBe(1);
   });
 
-  it("the merchant's handler runs inside the delivery's span", async () => {
-    await deliver('evt_inner');
-    expect(innerParent).toBe(otel.span('payments.webhook').spanContext().spanId);
+  it("the store's work is a child span of the delivery, and the merchant's handler runs inside the store's span", async () => {
+    expect((await deliver('evt_store')).status).toBe(200);
+    const [webhook] = otel.spans().filter((span) => span.name === 'payments.webhook');
+    const [store] = otel.spans().filter((span) => span.name === 'payments.store');
+    expect(store?.attributes).toEqual({ 'payments.store.kind': 'memory' });
+    expect(parentOf(store as unknown as Parameters<typeof parentOf>[0])).toBe(webhook?.spanContext().spanId);
+    expect(innerParent).toBe(store?.spanContext().spanId);
+    expect(store?.status.code).not.toBe(SpanStatusCode.ERROR);
   });
 
   it('a GET is refused with method_not_allowed', async () => {
