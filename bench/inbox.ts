@@ -116,7 +116,9 @@ try {
   const ratio = (side: string, base: string) =>
     median((rates[side] ?? []).map((value, i) => value / ((rates[base] ?? [])[i] ?? Number.NaN)));
   const fmt = (n: number) => n.toFixed(0);
-  console.log(`\nPostgres store, webhook deliveries: deliveries/s, ${SENDERS} concurrent senders, ${ROUNDS} rounds of ${SENDERS * PER_SENDER}`);
+  console.log(
+    `\nPostgres store, webhook deliveries: deliveries/s, ${SENDERS} concurrent senders, ${ROUNDS} rounds of ${SENDERS * PER_SENDER}`,
+  );
   console.log(`(${os.cpus().length} CPUs, load ${os.loadavg()[0]?.toFixed(1)}; PostgreSQL on 127.0.0.1 without fsync)\n`);
   console.log('| side | median deliveries/s | min–max |');
   console.log('| --- | --- | --- |');

@@ -151,9 +151,7 @@ if (process.env.PROFILE_CHILD === '1') {
       let items = 0;
       let next: string | null = `${origin}/api/v1/payments?per_page=100`;
       while (next) {
-        const page: import('payments-sdk/schemas').ListEnvelope<import('payments-sdk').Payment> = await api
-          .get(next)
-          .json(envelope);
+        const page: import('payments-sdk/schemas').ListEnvelope<import('payments-sdk').Payment> = await api.get(next).json(envelope);
         items += page.data.length;
         next = page.links.next;
       }

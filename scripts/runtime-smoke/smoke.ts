@@ -212,7 +212,9 @@ export async function runSmoke(
   }
   // The class of the webhooks entry, and a PaymentsError of the main entry: one error hierarchy for both.
   check(
-    mismatch instanceof webhooks.WebhookVerificationError && mismatch instanceof sdk.PaymentsError && mismatch.reason === 'signature_mismatch',
+    mismatch instanceof webhooks.WebhookVerificationError &&
+      mismatch instanceof sdk.PaymentsError &&
+      mismatch.reason === 'signature_mismatch',
     'tampered body → WebhookVerificationError signature_mismatch',
     checks,
   );

@@ -51,7 +51,9 @@ export function startsWithBom(path: string): boolean {
  * it reads as that run left it (`created` and its payout id, or `failed` and why).
  */
 export function rowState(result: BulkResult<unknown>): RowState {
-  const recorded = result.record?.result as { status?: string; payout?: { id?: string | number }; error?: { message?: string } } | undefined;
+  const recorded = result.record?.result as
+    | { status?: string; payout?: { id?: string | number }; error?: { message?: string } }
+    | undefined;
   const payoutId = String(result.payout?.id ?? recorded?.payout?.id ?? '');
   if (result.status === 'skipped' && recorded?.status) {
     return [payoutId, recorded.status, recorded.error ? `earlier run: ${recorded.error.message}` : ''];

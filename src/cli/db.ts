@@ -23,11 +23,16 @@ export function registerDb(program: Command): void {
   db.command('schema')
     .description('print the SQL of the Postgres store table (CREATE TABLE IF NOT EXISTS), for your own migration tool')
     .option('--table <name>', 'the table, as given to postgresStore(db, { table }): a name or schema.name', DEFAULT_TABLE)
-    .option('--store <url>', 'a postgres:// URL, to check that the store named is a Postgres one (default: PAYMENTS_STORE_URL); nothing connects')
+    .option(
+      '--store <url>',
+      'a postgres:// URL, to check that the store named is a Postgres one (default: PAYMENTS_STORE_URL); nothing connects',
+    )
     .action((options: SchemaOptions, command: Command) => {
       const storeUrl = storeUrlFrom(options.store);
       if (storeUrl && storeTargetOf(storeUrl).kind !== 'postgres')
-        throw new CliError(`${storeUrl.source} names a ${storeTargetOf(storeUrl).kind} store: only a Postgres store has a schema to print.`);
+        throw new CliError(
+          `${storeUrl.source} names a ${storeTargetOf(storeUrl).kind} store: only a Postgres store has a schema to print.`,
+        );
       const named = tableName(options.table, undefined);
       if (!named.ok) throw new CliError(`--table: ${named.problems.join('; ')}.`);
       const sql = schemaSql(named.value.sql);

@@ -53,7 +53,7 @@ export function registerReconcile(program: Command): void {
     .option('--out <file>', 'write to this file (default: stdout)')
     .option(
       '--store <file|url>',
-      "the store your webhook endpoint records its deliveries in: a file, or a redis:// or postgres:// URL (default: PAYMENTS_STORE_URL; prefer the environment)",
+      'the store your webhook endpoint records its deliveries in: a file, or a redis:// or postgres:// URL (default: PAYMENTS_STORE_URL; prefer the environment)',
     )
     .option('--api-key <key>', 'API key (default: PAYMENTS_API_KEY; prefer the environment)')
     .option('--base-url <url>', 'service URL (default: PAYMENTS_BASE_URL)')

@@ -8,11 +8,11 @@
  */
 
 import { readAhead } from '../internal/read-ahead.js';
-import { handleOnce, storeCall } from '../stores/handle-once.js';
-import { type Store, storeKey } from '../stores/store.js';
 import { isSendableDate } from '../schemas/list-params.js';
 import { PAYMENT_STATUSES, type Payment, type PaymentListParams } from '../schemas/payment.js';
-import { InvalidParamsError, PaymentsError, type ValidationIssue } from './errors.js';
+import { handleOnce, storeCall } from '../stores/handle-once.js';
+import { type Store, storeKey } from '../stores/store.js';
+import { InvalidParamsError, type ValidationIssue } from './errors.js';
 import type { PagePromise } from './pagination.js';
 import type { RequestOptions } from './request-options.js';
 import { errorTypeOf, type ReconcileObserver, type Telemetry } from './telemetry.js';

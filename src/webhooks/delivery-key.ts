@@ -4,8 +4,9 @@
  *
  * @module
  */
-import { memoryStore } from '../stores/memory.js';
+
 import type { OnceKeys } from '../stores/handle-once.js';
+import { memoryStore } from '../stores/memory.js';
 import type { Store } from '../stores/store.js';
 import { storeKey } from '../stores/store.js';
 import type { WebhookEvent } from './events.js';

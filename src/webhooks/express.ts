@@ -5,13 +5,7 @@
  *
  * @module
  */
-import {
-  type BodyProblem,
-  concat,
-  consumedBodyMessage,
-  createWebhookCore,
-  type WebhookHandlerOptions,
-} from './handler.js';
+import { type BodyProblem, concat, consumedBodyMessage, createWebhookCore, type WebhookHandlerOptions } from './handler.js';
 import { rawBytes } from './sign.js';
 
 /**

@@ -7,6 +7,7 @@
  */
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
 import { guardTelemetry } from '../core/guarded-telemetry.js';
+import type { WebhookOutcome } from '../core/telemetry.js';
 import { errorTypeOf, eventRecord, type StoreObserver, type Telemetry, type TelemetryWebhookResult } from '../core/telemetry.js';
 import { readCapped } from '../internal/capped-stream.js';
 import { missingSettingMessage, readEnv } from '../internal/runtime.js';
@@ -21,7 +22,6 @@ import type {
   UnknownWebhookEvent,
   WebhookEvent,
 } from './events.js';
-import type { WebhookOutcome } from '../core/telemetry.js';
 import { checkSecrets, RAW_BODY_HELP, verifyWebhook } from './verify.js';
 
 /**

@@ -86,7 +86,9 @@ describePostgres('payments-sdk reconcile with a store (PAYMENTS_STORE_URL or --s
       ...env,
       PAYMENTS_STORE_URL: server.url,
     });
-    expect(badFlag.stderr).toContain('--store must be a file path, or a redis://, rediss://, postgres:// or postgresql:// URL (it has mysql://)');
+    expect(badFlag.stderr).toContain(
+      '--store must be a file path, or a redis://, rediss://, postgres:// or postgresql:// URL (it has mysql://)',
+    );
     expect(badFlag.code).toBe(2);
 
     // An empty variable is no store: every final payment is listed, as without one.

@@ -139,7 +139,10 @@ describePostgres('payments.reconcile through postgresStore on a real Postgres', 
       await effect(event, context);
     };
     const { store, mock, client, handle, lost } = await lossyShop(40, slow);
-    const [result, answers] = await Promise.all([reconcile(client, store, { from: DAY, to: DAY, onEvent: slow }), redeliver(mock, lost, handle)]);
+    const [result, answers] = await Promise.all([
+      reconcile(client, store, { from: DAY, to: DAY, onEvent: slow }),
+      redeliver(mock, lost, handle),
+    ]);
     // Each lost payment is handled once, by one side or the other: the other finds it handled (a
     // payment whose original landed before its page was read is no finding at all).
     for (const a of answers) expect(a.status).toBe(200);
@@ -197,7 +200,9 @@ describePostgres('payments.reconcile through postgresStore on a real Postgres', 
     const run = await settled;
     // The second payment's onEvent threw: its finding says so, with the error; the run went on.
     const failed = run.findings.filter((f) => f.kind === 'missed' && !f.handled);
-    expect(failed.map((f) => [f.payment.uuid, f.kind === 'missed' && (f.error as Error).message])).toEqual([[uuidOf(second), 'merchant bug']]);
+    expect(failed.map((f) => [f.payment.uuid, f.kind === 'missed' && (f.error as Error).message])).toEqual([
+      [uuidOf(second), 'merchant bug'],
+    ]);
     expect(run.handled).toBe(lost.length - 1);
     expect(await (await original).text()).toBe('{"received":true,"duplicate":true}');
     expect((await effectsOf()).get(uuidOf(first))).toEqual({ runs: 1, reconciled: true });

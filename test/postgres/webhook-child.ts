@@ -11,7 +11,10 @@ import { postgresStore } from '../../src/stores/index.js';
 import { expressWebhook } from '../../src/webhooks/index.js';
 
 const url = process.env.INBOX_DATABASE_URL ?? '';
-const db = process.env.INBOX_DRIVER === 'postgres.js' ? postgres(url, { max: 4, onnotice: () => {} }) : new pg.Pool({ connectionString: url, max: 4 });
+const db =
+  process.env.INBOX_DRIVER === 'postgres.js'
+    ? postgres(url, { max: 4, onnotice: () => {} })
+    : new pg.Pool({ connectionString: url, max: 4 });
 const store = postgresStore(db, { timeoutMs: 4000 });
 
 const handler = expressWebhook({

@@ -178,41 +178,44 @@ describePostgres('webhook deliveries through postgresStore', () => {
       });
 
       // One pg Client has one connection: the second delivery waits its turn (covered below).
-      it.skipIf(driver.name === 'pg Client')('a duplicate arriving while the original is in its transaction waits: 200 once it commits, runs onEvent if it rolls back', async () => {
-        for (const originalFails of [false, true]) {
-          await admin.query('TRUNCATE effects, payments_sdk');
-          const inside = deferred();
-          const finish = deferred();
-          let runs = 0;
-          const handle = webhookHandler({
-            secret: SECRET,
-            store,
-            onError: () => {},
-            onEvent: async (event, context) => {
-              runs += 1;
-              await effect(event, context);
-              if (runs === 1) {
-                inside.resolve();
-                await finish.promise;
-                if (originalFails) throw new Error('original failed');
-              }
-            },
-          });
-          const body = paymentEvent('evt_c', 'pay-c');
-          const original = handle(delivery(body));
-          await inside.promise;
-          const duplicate = handle(delivery(body));
-          // The duplicate's INSERT waits on the original's row.
-          await lockWaiters(1);
-          expect(runs).toBe(1);
-          finish.resolve();
-          const [first, second] = await Promise.all([original, duplicate]);
-          expect([first.status, second.status]).toEqual(originalFails ? [500, 200] : [200, 200]);
-          expect(await second.json()).toEqual(originalFails ? { received: true } : { received: true, duplicate: true });
-          expect(runs).toBe(originalFails ? 2 : 1);
-          expect(await rows('SELECT event_id FROM effects')).toEqual([{ event_id: 'evt_c' }]);
-        }
-      });
+      it.skipIf(driver.name === 'pg Client')(
+        'a duplicate arriving while the original is in its transaction waits: 200 once it commits, runs onEvent if it rolls back',
+        async () => {
+          for (const originalFails of [false, true]) {
+            await admin.query('TRUNCATE effects, payments_sdk');
+            const inside = deferred();
+            const finish = deferred();
+            let runs = 0;
+            const handle = webhookHandler({
+              secret: SECRET,
+              store,
+              onError: () => {},
+              onEvent: async (event, context) => {
+                runs += 1;
+                await effect(event, context);
+                if (runs === 1) {
+                  inside.resolve();
+                  await finish.promise;
+                  if (originalFails) throw new Error('original failed');
+                }
+              },
+            });
+            const body = paymentEvent('evt_c', 'pay-c');
+            const original = handle(delivery(body));
+            await inside.promise;
+            const duplicate = handle(delivery(body));
+            // The duplicate's INSERT waits on the original's row.
+            await lockWaiters(1);
+            expect(runs).toBe(1);
+            finish.resolve();
+            const [first, second] = await Promise.all([original, duplicate]);
+            expect([first.status, second.status]).toEqual(originalFails ? [500, 200] : [200, 200]);
+            expect(await second.json()).toEqual(originalFails ? { received: true } : { received: true, duplicate: true });
+            expect(runs).toBe(originalFails ? 2 : 1);
+            expect(await rows('SELECT event_id FROM effects')).toEqual([{ event_id: 'evt_c' }]);
+          }
+        },
+      );
 
       it('a reconciled payment and its late original run once: the final event is unique per payment', async () => {
         const mock = createMockService({ seed: { payments: [{ status: 'succeeded' }] } });

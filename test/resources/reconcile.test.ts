@@ -254,7 +254,15 @@ describe('payments.reconcile: stale payments and the window', () => {
     expect(findings.map((f) => f.kind === 'missed' && f.handled)).toEqual([false, true, true]);
     expect(((findings[0] as { error?: Error }).error as Error).message).toBe('order table locked');
     // The next run handles the one that failed, and only it.
-    const again = await collect(client.payments.reconcile({ from: today, store, onEvent: () => void (calls += 1) }));
+    const again = await collect(
+      client.payments.reconcile({
+        from: today,
+        store,
+        onEvent: () => {
+          calls += 1;
+        },
+      }),
+    );
     expect(again.map((f) => f.kind === 'missed' && f.handled)).toEqual([true]);
     expect(calls).toBe(4);
   });

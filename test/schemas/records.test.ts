@@ -6,8 +6,8 @@
  */
 import { HttpResponse, http } from 'msw';
 import { type CheckoutSession, type Page, type Payment, type PaymentStatus, type Payout, readField } from 'payments-sdk';
-import type { WebhookEvent } from 'payments-sdk/webhooks';
 import { PaymentSchema } from 'payments-sdk/schemas';
+import type { WebhookEvent } from 'payments-sdk/webhooks';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import * as z from 'zod/mini';
 import { makeClient } from '../helpers/client.js';

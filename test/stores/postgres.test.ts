@@ -8,9 +8,9 @@
 import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { StoreTimeoutError, StoreUnavailableError } from '../../src/stores/errors.js';
 import type { PostgresDatabase } from '../../src/stores/postgres/driver.js';
 import { type PostgresStore, postgresStore, type StoreTransaction } from '../../src/stores/postgres/store.js';
-import { StoreTimeoutError, StoreUnavailableError } from '../../src/stores/errors.js';
 import { storeKey } from '../../src/stores/store.js';
 import { caught } from '../helpers/caught.js';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';

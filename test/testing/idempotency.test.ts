@@ -1,7 +1,7 @@
 /** Idempotency on the mock (docs/service.md "Idempotency"): 201, 200 replay, 409 on another payload, forgotten after 24 h. */
 import { IdempotencyConflictError } from 'payments-sdk';
-import { IDEMPOTENCY_TTL_MS } from '../../src/testing/engine/idempotency.js';
 import { describe, expect, it } from 'vitest';
+import { IDEMPOTENCY_TTL_MS } from '../../src/testing/engine/idempotency.js';
 import { caught } from '../helpers/caught.js';
 import { chargeParams } from '../helpers/fixtures.js';
 import { clientFor, raw, setup } from '../helpers/mock-service.js';

@@ -1,8 +1,8 @@
 /** Payouts, payment links and wallets on the mock (docs/service.md "Money and records", "Endpoints"). */
 import { NotFoundError, UnprocessableEntityError } from 'payments-sdk';
 import { MockServiceError } from 'payments-sdk/testing';
-import { LINK_UNAVAILABLE } from '../../src/testing/engine/actions.js';
 import { describe, expect, it } from 'vitest';
+import { LINK_UNAVAILABLE } from '../../src/testing/engine/actions.js';
 import { caught } from '../helpers/caught.js';
 import { expectSigned, raw, setup } from '../helpers/mock-service.js';
 

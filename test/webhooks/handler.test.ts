@@ -2,12 +2,7 @@
 import { Hono } from 'hono';
 import { PaymentsError } from 'payments-sdk';
 import { memoryStore, type Store } from 'payments-sdk/stores';
-import {
-  type WebhookErrorInfo,
-  type WebhookEvent,
-  type WebhookHandlerOptions,
-  webhookHandler,
-} from 'payments-sdk/webhooks';
+import { type WebhookErrorInfo, type WebhookEvent, type WebhookHandlerOptions, webhookHandler } from 'payments-sdk/webhooks';
 import { afterEach, describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { deliveryHeaders, eventBody, OTHER_SECRET, SECRET } from '../helpers/webhook-deliveries.js';
 
@@ -249,10 +244,12 @@ describe('webhookHandler', () => {
   it('accepts several secrets', async () => {
     const onEvent = vi.fn();
     const { handle } = handler({ secret: [OTHER_SECRET, SECRET], onEvent });
-    expect((await handle(delivery(eventBody({ id: 'evt_a', type: 'payout.completed', data: { id: 1 } }), { secret: SECRET }))).status).toBe(200);
-    expect((await handle(delivery(eventBody({ id: 'evt_b', type: 'payout.completed', data: { id: 2 } }), { secret: OTHER_SECRET }))).status).toBe(
+    expect((await handle(delivery(eventBody({ id: 'evt_a', type: 'payout.completed', data: { id: 1 } }), { secret: SECRET }))).status).toBe(
       200,
     );
+    expect(
+      (await handle(delivery(eventBody({ id: 'evt_b', type: 'payout.completed', data: { id: 2 } }), { secret: OTHER_SECRET }))).status,
+    ).toBe(200);
     expect(onEvent).toHaveBeenCalledTimes(2);
   });
 
@@ -288,7 +285,11 @@ describe('webhookHandler', () => {
 
   it('answers 503 when the store fails (the service retries), without calling onEvent', async () => {
     const onEvent = vi.fn();
-    const { handle, errors } = handler({ secret: SECRET, onEvent, store: storeWith({ claim: () => Promise.reject(new Error('redis down')) }) });
+    const { handle, errors } = handler({
+      secret: SECRET,
+      onEvent,
+      store: storeWith({ claim: () => Promise.reject(new Error('redis down')) }),
+    });
     const response = await handle(delivery());
     expect(response.status).toBe(503);
     expect(response.headers.get('retry-after')).toBe('60');

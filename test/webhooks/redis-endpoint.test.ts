@@ -49,8 +49,16 @@ describeRedis('webhook endpoints sharing a redisStore', () => {
 
   it('shares handled events between two instances (behind a load balancer), each on its own client', async () => {
     const calls: string[] = [];
-    const instanceA = webhookHandler({ secret: SECRET, onEvent: () => void calls.push('A'), store: redisStore(nodeRedis, { prefix: 'lb:' }) });
-    const instanceB = webhookHandler({ secret: SECRET, onEvent: () => void calls.push('B'), store: redisStore(ioredis, { prefix: 'lb:' }) });
+    const instanceA = webhookHandler({
+      secret: SECRET,
+      onEvent: () => void calls.push('A'),
+      store: redisStore(nodeRedis, { prefix: 'lb:' }),
+    });
+    const instanceB = webhookHandler({
+      secret: SECRET,
+      onEvent: () => void calls.push('B'),
+      store: redisStore(ioredis, { prefix: 'lb:' }),
+    });
     expect((await instanceA(delivery('evt_shared'))).status).toBe(200);
     const second = await instanceB(delivery('evt_shared'));
     expect(await second.json()).toEqual({ received: true, duplicate: true });
@@ -136,9 +144,14 @@ describeRedis('a redis-server that stops answering mid-delivery', () => {
         expect(answer.response.headers.get('retry-after')).toBe('60');
         expect(answer.ms).toBeLessThan(BOUND);
         expect(handled).toEqual([]);
-        expect(errors).toEqual([{ error: expect.objectContaining({ message: expect.stringMatching(/did not answer the claim within/) }), status: 503 }]);
+        expect(errors).toEqual([
+          { error: expect.objectContaining({ message: expect.stringMatching(/did not answer the claim within/) }), status: 503 },
+        ]);
         // The claim that reached Redis late changed nothing: the service's redelivery is handled at once.
-        await vi.waitFor(async () => expect((await handle(delivery('evt_paused_claim'))).status).toBe(200), { timeout: 5_000, interval: 50 });
+        await vi.waitFor(async () => expect((await handle(delivery('evt_paused_claim'))).status).toBe(200), {
+          timeout: 5_000,
+          interval: 50,
+        });
         expect(handled).toEqual(['evt_paused_claim']);
       });
 
@@ -148,12 +161,17 @@ describeRedis('a redis-server that stops answering mid-delivery', () => {
         expect(response.status).toBe(200);
         expect(await response.json()).toEqual({ received: true });
         expect(ms).toBeLessThan(BOUND);
-        expect(errors).toEqual([{ error: expect.objectContaining({ message: expect.stringMatching(/did not answer the settlement within/) }), status: 200 }]);
+        expect(errors).toEqual([
+          { error: expect.objectContaining({ message: expect.stringMatching(/did not answer the settlement within/) }), status: 200 },
+        ]);
         server.resume();
-        await vi.waitFor(async () => expect(await (await handle(delivery('evt_paused_settle'))).json()).toEqual({ received: true, duplicate: true }), {
-          timeout: 5_000,
-          interval: 50,
-        });
+        await vi.waitFor(
+          async () => expect(await (await handle(delivery('evt_paused_settle'))).json()).toEqual({ received: true, duplicate: true }),
+          {
+            timeout: 5_000,
+            interval: 50,
+          },
+        );
         expect(handled).toEqual(['evt_paused_settle']);
       });
 

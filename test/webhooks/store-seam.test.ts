@@ -83,7 +83,11 @@ describe('the store seam', () => {
     const onError = vi.fn();
     const failing = transactionalStore(() => new Error('db down')).store;
     const down = await webhookHandler({ secret: SECRET, store: failing, onEvent: () => {}, onError })(delivery());
-    expect([down.status, down.headers.get('retry-after'), await down.json()]).toEqual([503, '60', { error: 'Store unavailable; retry later.' }]);
+    expect([down.status, down.headers.get('retry-after'), await down.json()]).toEqual([
+      503,
+      '60',
+      { error: 'Store unavailable; retry later.' },
+    ]);
     const { store } = transactionalStore();
     const threw = await webhookHandler({
       secret: SECRET,

@@ -5,11 +5,11 @@
  * @module
  */
 import { PaymentsError } from '../../core/errors.js';
+import { StoreTimeoutError, StoreUnavailableError } from '../errors.js';
 import type { Store, StoreClaim, StoreClaimRequest, StoreJsonObject, StoreRecord, StoreTransactResult } from '../store.js';
 import { migrateSchema, type PostgresDatabase, type SqlDriver, type SqlResult, type SqlSession, sqlDriver } from './driver.js';
 import { schemaSql, statements } from './statements.js';
 import { DEFAULT_TABLE, tableName } from './table-name.js';
-import { StoreTimeoutError, StoreUnavailableError } from '../errors.js';
 
 /** Options of {@link postgresStore}. */
 export interface PostgresStoreOptions {
