@@ -25,8 +25,8 @@ const NAMES: Record<string, string> = {
   payment: 'payment-and-payout',
   // src/schemas/checkout-session.ts, payment-link.ts, wallet.ts: their types and schemas, shared by the main and schemas entries.
   wallet: 'checkout-link-and-wallet',
-  // src/webhooks/events.ts, verify.ts, sign.ts (with schemas/read-field.ts): the webhook event types and verification, shared by the main and webhooks entries.
-  'read-field': 'webhook-events',
+  // src/webhooks/events.ts, sign.ts, verify.ts: the webhook event types and their verification, shared by the main entry (client.webhooks.verify) and the webhooks entry.
+  verify: 'webhook-events',
   // src/core/telemetry.ts: the Telemetry hooks, shared by the main, webhooks and opentelemetry entries.
   telemetry: 'telemetry',
   // src/stores/store.ts: the Store contract and its records, shared by the stores entry and the entries that take a store.
@@ -38,6 +38,8 @@ const BY_CONTENT: Array<{ name: string; declares: string; target: string }> = [
   // src/stores/errors.ts: StoreTimeoutError and StoreFullError, shared by the stores entry and the main
   // entry (bulk payouts' default memoryStore).
   { name: 'errors', declares: 'declare class StoreTimeoutError', target: 'store-errors' },
+  // src/schemas/list-envelope.ts: the list envelope, its links and counters, shared by the main and schemas entries.
+  { name: 'index', declares: 'declare function listEnvelope', target: 'list-envelope' },
 ];
 
 const CHUNK = /^(?<name>[a-z-]+)-(?<hash>[A-Za-z0-9_-]{8})\.d\.(?<ext>c?ts)$/;

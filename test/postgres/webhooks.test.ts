@@ -13,6 +13,7 @@ import pg from 'pg';
 import postgres from 'postgres';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
+import { postgresDrivers } from '../helpers/postgres-drivers.js';
 import { deliveryHeaders, eventBody, SECRET } from '../helpers/webhook-deliveries.js';
 
 let server: PostgresServer;
@@ -70,33 +71,7 @@ function deferred() {
 }
 
 type Database = Parameters<typeof postgresStore>[0];
-type Driver = { name: string; open(): Promise<{ db: Database; close(): Promise<void> }> };
-const drivers: Driver[] = [
-  {
-    name: 'pg Pool',
-    async open() {
-      const pool = new pg.Pool({ connectionString: server.url, max: 4 });
-      pool.on('error', () => {});
-      return { db: pool, close: () => pool.end() };
-    },
-  },
-  {
-    name: 'pg Client',
-    async open() {
-      const client = new pg.Client({ connectionString: server.url });
-      client.on('error', () => {});
-      await client.connect();
-      return { db: client, close: () => client.end().catch(() => {}) };
-    },
-  },
-  {
-    name: 'postgres.js',
-    async open() {
-      const sql = postgres(server.url, { max: 4, onnotice: () => {} });
-      return { db: sql, close: () => sql.end({ timeout: 1 }) };
-    },
-  },
-];
+const drivers = postgresDrivers.map((driver) => ({ name: driver.name, open: () => driver.open(server.url) }));
 
 describePostgres('webhook deliveries through postgresStore', () => {
   beforeAll(async () => {

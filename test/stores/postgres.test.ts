@@ -14,6 +14,7 @@ import { type PostgresStore, postgresStore, type StoreTransaction } from '../../
 import { storeKey } from '../../src/stores/store.js';
 import { caught } from '../helpers/caught.js';
 import { describePostgres, type PostgresServer, startPostgresServer } from '../helpers/postgres.js';
+import { type OpenedDatabase, postgresDrivers } from '../helpers/postgres-drivers.js';
 import { describeStoreContract } from '../helpers/store-contract.js';
 
 let server: PostgresServer;
@@ -22,34 +23,8 @@ let admin: pg.Pool;
 let tables = 0;
 const LONG = 60_000;
 
-type Opened = { db: PostgresDatabase; close(): Promise<void> };
-type Driver = { name: string; open(): Promise<Opened> };
-const drivers: Driver[] = [
-  {
-    name: 'pg Pool',
-    async open() {
-      const pool = new pg.Pool({ connectionString: server.url, max: 4 });
-      pool.on('error', () => {});
-      return { db: pool, close: () => pool.end() };
-    },
-  },
-  {
-    name: 'pg Client',
-    async open() {
-      const client = new pg.Client({ connectionString: server.url });
-      client.on('error', () => {});
-      await client.connect();
-      return { db: client, close: () => client.end().catch(() => {}) };
-    },
-  },
-  {
-    name: 'postgres.js',
-    async open() {
-      const sql = postgres(server.url, { max: 4, onnotice: () => {} });
-      return { db: sql, close: () => sql.end({ timeout: 1 }) };
-    },
-  },
-];
+type Opened = OpenedDatabase;
+const drivers = postgresDrivers.map((driver) => ({ name: driver.name, open: () => driver.open(server.url) }));
 
 /** The merchant's effect in the contract's transact cases: a row written through `tx`. */
 const harness = {
