@@ -10,10 +10,11 @@
  *   per-round ratios (paired: a slow patch of the machine hits both sides alike).
  *
  * - The Postgres goals run as their own scripts, in child processes, each on a PostgreSQL server it
- *   starts: `inbox` (bench/inbox.ts: the inbox against a hand-written transaction) and `journal`
- *   (bench/bulk.ts, its postgres part: postgresJournal's workers against the service's rate limit).
+ *   starts: `inbox` (bench/inbox.ts: postgresStore's webhook deliveries against a hand-written
+ *   transaction) and `bulk` (bench/bulk.ts, its workers part: one worker, then 4 sharing one store,
+ *   against a token-bucket rate limit).
  *
- *   BENCH_ONLY=request,pages,cold,webhooks,telemetry,inbox,journal   run a subset     BENCH_QUICK=1   fewer rounds (a smoke run)
+ *   BENCH_ONLY=request,pages,cold,webhooks,telemetry,inbox,bulk   run a subset     BENCH_QUICK=1   fewer rounds (a smoke run)
  *
  * Prints one markdown table per benchmark; writes every figure to bench/results.json (gitignored).
  */
@@ -34,7 +35,7 @@ import * as z from 'zod/mini';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const QUICK = process.env.BENCH_QUICK === '1';
-const ONLY = new Set((process.env.BENCH_ONLY ?? 'request,pages,cold,webhooks,telemetry,inbox,journal').split(',').map((s) => s.trim()));
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'request,pages,cold,webhooks,telemetry,inbox,bulk').split(',').map((s) => s.trim()));
 const API_KEY = 'sk_test_bench_0123456789abcdef';
 const { UUID, PAGES, PER_PAGE, LATENCY_MS, webhookEventBody } = (await import(
   new URL('./fixtures.ts', import.meta.url).href
@@ -384,10 +385,10 @@ try {
 } finally {
   server.stop();
 }
-// The Postgres goals: their own scripts, printing their own tables (their figures are not in results.json).
+// The store goals: their own scripts, printing their own tables (their figures are not in results.json).
 for (const [section, script, only] of [
   ['inbox', './inbox.ts', undefined],
-  ['journal', './bulk.ts', 'postgres'],
+  ['bulk', './bulk.ts', 'workers'],
 ] as const) {
   if (!ONLY.has(section)) continue;
   const env = { ...process.env, ...(only && { BENCH_ONLY: only }) };
