@@ -15,8 +15,9 @@
  * 4. workers: the mock over HTTP in a child process behind a token bucket of R/s (default 100; a
  *    burst of R, then 429 with `Retry-After: 1` beyond it), answering after 30 ms: one worker, then
  *    4 workers on one batch (4 runners sharing one memoryStore in this process, then 4 processes
- *    sharing one redisStore): the sustained rate (per 5 s window, after the first) as a ratio of R.
- *    On the Redis of BENCH_REDIS_URL, or on a redis-server started here.
+ *    sharing one redisStore, then 4 sharing one postgresStore): the sustained rate (per 5 s window,
+ *    after the first) as a ratio of R. On the Redis of BENCH_REDIS_URL, or on a redis-server started
+ *    here; on the Postgres of BENCH_PG_URL, or on a server started here.
  *
  *   BENCH_ONLY=rate,store,memory,workers   BENCH_QUICK=1 (fewer rows and rounds)   BENCH_RATE=200
  *   BENCH_REDIS_URL=redis://127.0.0.1:6379 (a Redis the bench may write keys under bench-bulk: into)
@@ -28,8 +29,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PaymentsClient } from 'payments-sdk';
-import { fileStore, memoryStore, redisStore, type Store } from 'payments-sdk/stores';
+import { fileStore, memoryStore, postgresStore, redisStore, type Store } from 'payments-sdk/stores';
 import { createMockService } from 'payments-sdk/testing';
+import pg from 'pg';
 import { createClient } from 'redis';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -98,12 +100,20 @@ if (process.argv[2] === '--serve') {
     server.closeAllConnections();
   });
 } else if (process.argv[2] === '--worker') {
-  // child: one worker on a redisStore (see workersRun)
-  const [redisUrl, base, key, batchId, n] = process.argv.slice(3) as [string, string, string, string, string];
-  const redis = await createClient({ url: redisUrl }).connect();
-  const result = await runWorker(base, key, batchId, Number(n), redisStore(redis, { prefix: 'bench-bulk:' }));
-  await redis.close();
-  process.send?.(result, () => process.disconnect());
+  // child: one worker on a redisStore or a postgresStore, by the URL's scheme (see workersRun)
+  const [storeUrl, base, key, batchId, n] = process.argv.slice(3) as [string, string, string, string, string];
+  if (storeUrl.startsWith('postgres')) {
+    const pool = new pg.Pool({ connectionString: storeUrl, max: 4 });
+    pool.on('error', () => {});
+    const result = await runWorker(base, key, batchId, Number(n), postgresStore(pool, { table: 'bench_bulk' }));
+    await pool.end();
+    process.send?.(result, () => process.disconnect());
+  } else {
+    const redis = await createClient({ url: storeUrl }).connect();
+    const result = await runWorker(base, key, batchId, Number(n), redisStore(redis, { prefix: 'bench-bulk:' }));
+    await redis.close();
+    process.send?.(result, () => process.disconnect());
+  }
 } else {
   await main();
 }
@@ -272,7 +282,20 @@ async function sharedWorkers() {
     await workersRun(n, rate, 1, 'one worker, memoryStore', { store: () => memoryStore() });
     const shared = memoryStore();
     await workersRun(n, rate, 4, '4 runners sharing one memoryStore in this process', { store: () => shared });
-    await workersRun(n, rate, 4, '4 processes sharing one redisStore', { redisUrl: redis.url });
+    await workersRun(n, rate, 4, '4 processes sharing one redisStore', { storeUrl: redis.url });
+    // The Postgres of BENCH_PG_URL, or a server of its own (bench/postgres-server.ts).
+    const { startBenchPostgres } = (await import(
+      new URL('./postgres-server.ts', import.meta.url).href
+    )) as typeof import('./postgres-server.js');
+    const postgres = await startBenchPostgres();
+    try {
+      const admin = new pg.Pool({ connectionString: postgres.url, max: 1 });
+      await postgresStore(admin, { table: 'bench_bulk' }).migrate();
+      await admin.end();
+      await workersRun(n, rate, 4, '4 processes sharing one postgresStore', { storeUrl: postgres.url });
+    } finally {
+      await postgres.stop();
+    }
   } finally {
     redis.stop();
   }
@@ -303,7 +326,7 @@ async function startRedis(): Promise<{ url: string; stop(): void }> {
 }
 
 /** What one worker does: runs the batch, and reports when each row it sent was answered. */
-async function runWorker(base: string, key: string, batchId: string, n: number, store: Store) {
+async function runWorker(base: string, key: string, batchId: string, n: number, store: Store<unknown, unknown>) {
   const client = new PaymentsClient({ apiKey: key, baseUrl: base });
   const batch = client.payouts.createMany(rows(n), { batchId, key: (r) => r.reference, store, concurrency: 8 });
   const marks: number[] = [];
@@ -316,7 +339,7 @@ async function workersRun(
   rate: number,
   workers: number,
   name: string,
-  where: { store: () => Store } | { redisUrl: string },
+  where: { store: () => Store } | { storeUrl: string },
   limit = rate,
 ) {
   // Each answer held 30 ms, nearer a real service; the limit is the service's own (0: none).
@@ -329,8 +352,8 @@ async function workersRun(
   const results = await Promise.all(
     Array.from({ length: workers }, async () => {
       if ('store' in where) return runWorker(base, key, batchId, n, where.store());
-      // A worker of its own, as on another machine: its own process, event loop and Redis connection.
-      const child = fork(new URL(import.meta.url), ['--worker', where.redisUrl, base, key, batchId, String(n)], {
+      // A worker of its own, as on another machine: its own process, event loop and store connection.
+      const child = fork(new URL(import.meta.url), ['--worker', where.storeUrl, base, key, batchId, String(n)], {
         stdio: 'inherit',
         execArgv: [],
       });
