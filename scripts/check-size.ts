@@ -95,7 +95,7 @@ const cases: Case[] = [
     transportFree: true,
   },
   {
-    // The fetch-style handler: verification, the in-memory dedupe store, the answers.
+    // The fetch-style handler: verification, the in-memory store, the answers.
     label: "{ webhookHandler } from 'payments-sdk/webhooks'",
     code: "export { webhookHandler } from 'payments-sdk/webhooks';",
     budget: 18_000,

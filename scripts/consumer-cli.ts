@@ -174,8 +174,9 @@ export async function checkCliFromTarball(project: string): Promise<void> {
     const again = await npx(project, args, live);
     noSecret(again, 'payouts bulk (rerun)');
     expect(again.code === 0 && (again.stdout.match(/,skipped,/g) ?? []).length === 2, 'the rerun skips both rows', again);
-    const journal = readFileSync(`${payroll}.consumer-1.journal`, 'utf8');
-    expect(!secrets.some((s) => journal.includes(s)), 'the journal holds no key');
+    // The default store: a file named after the batch id, in .payments-sdk/ of the directory it ran in.
+    const store = readFileSync(join(project, '.payments-sdk', 'consumer-1.store'), 'utf8');
+    expect(!secrets.some((s) => store.includes(s)), 'the store holds no key');
   } finally {
     endpoint.close();
     // Stopped and waited for, so that it never outlives the project it runs in.

@@ -79,8 +79,8 @@ export async function measureRoutes(consumer: string): Promise<Array<{ route: st
       "import { webhookHandler } from 'payments-sdk/webhooks';\nexport default { fetch: (r: Request, env: { S: string }) => webhookHandler({ secret: env.S, onEvent: () => {} })(r) };",
     ],
     [
-      'webhook route: webhookHandler + d1DedupeStore',
-      "import { d1DedupeStore, webhookHandler } from 'payments-sdk/webhooks';\nexport default { fetch: (r: Request, env: { S: string; DB: any }) => webhookHandler({ secret: env.S, dedupe: d1DedupeStore(env.DB), onEvent: () => {} })(r) };",
+      'webhook route: webhookHandler + d1Store',
+      "import { d1Store } from 'payments-sdk/stores';\nimport { webhookHandler } from 'payments-sdk/webhooks';\nexport default { fetch: (r: Request, env: { S: string; DB: any }) => webhookHandler({ secret: env.S, store: d1Store(env.DB), onEvent: () => [] })(r) };",
     ],
     [
       'checkout route: PaymentsClient',

@@ -19,7 +19,7 @@ app.post(
   expressWebhook({
     secret: process.env.PAYMENTS_WEBHOOK_SECRET, // or [newSecret, oldSecret] while rotating
     onEvent: handleEvent, // throwing answers 500: the service delivers the event again later
-    // dedupe: redisDedupeStore(redis) when several instances share the traffic (default: in memory)
+    // store: redisStore(redis) when several instances share the traffic (default: in memory)
   }),
 );
 

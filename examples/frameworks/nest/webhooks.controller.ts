@@ -11,7 +11,7 @@ import { handleEvent } from '../shared/orders.ts';
 const paymentsWebhook = expressWebhook({
   secret: process.env.PAYMENTS_WEBHOOK_SECRET, // or [newSecret, oldSecret] while rotating
   onEvent: handleEvent, // throwing answers 500: the service delivers the event again later
-  // dedupe: redisDedupeStore(redis) when several instances share the traffic (default: in memory)
+  // store: redisStore(redis) when several instances share the traffic (default: in memory)
 });
 
 @Controller('webhooks')
