@@ -167,8 +167,9 @@ export class BatchRun<R extends PayoutCreateParams> {
         if (item.renewing) continue;
         item.renewing = true;
         const asked = performance.now();
-        this.#store
-          .renew(this.#keyOf(item.key), this.#owner, this.#leaseMs)
+        // A renew that throws at once becomes a rejection: nothing may throw out of the timer.
+        Promise.resolve()
+          .then(() => this.#store.renew(this.#keyOf(item.key), this.#owner, this.#leaseMs))
           .then(
             (held) => {
               if (this.#held.get(item.key) !== item) return;
