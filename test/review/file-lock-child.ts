@@ -1,6 +1,7 @@
 /**
  * A process that opens a file store (env `STORE_FILE`) at the instant `START_AT` (ms since the
- * epoch), claims one key, prints the claim's state (or `refused`), and holds the store a moment.
+ * epoch), claims one key, prints the claim's state (or `refused`), and holds the store until its
+ * stdin ends, so that no process gives its lock back before every other one has tried.
  */
 import { fileStore } from '../../src/stores/index.js';
 
@@ -13,8 +14,11 @@ const store = fileStore(path);
 try {
   const [answer] = await store.claim([{ key: 'webhook:evt_1', owner: `p${process.pid}`, leaseMs: 60_000 }]);
   process.stdout.write(`${answer?.state}\n`);
-  await new Promise((resolve) => setTimeout(resolve, 300));
-  await store.close();
+  process.stdin.resume();
+  process.stdin.on('end', () => {
+    void store.close().then(() => process.exit(0));
+  });
 } catch {
   process.stdout.write('refused\n');
+  process.exit(0);
 }

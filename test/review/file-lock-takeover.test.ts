@@ -16,15 +16,22 @@ function deadPid(): number {
   return Number(child.stdout);
 }
 
-function run(file: string, env: Record<string, string>): Promise<string> {
+/** Starts a child; resolves to its one line of output, and the function that lets it close its store and exit. */
+function start(file: string, env: Record<string, string>): Promise<{ state: string; finish: () => Promise<void> }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [file], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [file], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
+    const exited = new Promise<void>((done) => child.on('exit', () => done()));
+    const finish = () => {
+      child.stdin.end();
+      return exited;
+    };
     let out = '';
     child.stdout.on('data', (chunk) => {
       out += chunk;
+      if (out.includes('\n')) resolve({ state: out.trim(), finish });
     });
     child.on('error', reject);
-    child.on('exit', () => resolve(out.trim()));
+    child.on('exit', () => resolve({ state: out.trim(), finish }));
   });
 }
 
@@ -38,11 +45,14 @@ describe('fileStore lock takeover', () => {
   it('lets one process only take over a stale lock when several try at once', { timeout: 60_000 }, async () => {
     const dir = mkdtempSync(join(tmpdir(), 'review-lock-'));
     const rounds: string[][] = [];
-    for (let round = 0; round < 6; round++) {
+    for (let round = 0; round < 10; round++) {
       const path = join(dir, `r${round}.store`);
       writeFileSync(`${path}.lock`, `${deadPid()}\n`);
-      const env = { STORE_FILE: path, START_AT: String(Date.now() + 700) };
-      rounds.push(await Promise.all([run(child.file, env), run(child.file, env), run(child.file, env)]));
+      const env = { STORE_FILE: path, START_AT: String(Date.now() + 1000) };
+      // Every child has claimed or been refused before any of them gives its lock back.
+      const children = await Promise.all([start(child.file, env), start(child.file, env), start(child.file, env), start(child.file, env)]);
+      await Promise.all(children.map((c) => c.finish()));
+      rounds.push(children.map((c) => c.state));
     }
     for (const states of rounds) expect(states.filter((state) => state === 'claimed')).toHaveLength(1);
   });
