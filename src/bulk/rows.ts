@@ -31,7 +31,10 @@ export interface BatchItem<R> {
    * send without a known outcome): a later refusal then proves nothing.
    */
   ambiguous?: boolean;
-  /** When the row's claim, or its last renewal, was asked for: `performance.now()` (monotonic), read before the request. */
+  /**
+   * When the row's claim, or its last renewal, was asked for, read before the request: by
+   * `processNow()`, which never goes back and counts the time a suspended machine slept.
+   */
   claimedAt?: number;
   /** `true` while a renewal of the row's claim is on its way. */
   renewing?: boolean;

@@ -14,6 +14,7 @@ import { APIError, IdempotencyConflictError, PaymentsError } from '../core/error
 import { HOUR_MS } from '../internal/durations.js';
 import { backoffDelay, isRetryable, retryDelay } from '../internal/transport.js';
 import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
+import { processNow } from '../stores/clock.js';
 import { type Store, type StoreClaim, type StoreJsonObject, type StoreRecord, storeKey } from '../stores/store.js';
 import { ChangeSignal } from './change-signal.js';
 import { AdaptiveConcurrency } from './concurrency.js';
@@ -159,16 +160,17 @@ export class BatchRun<R extends PayoutCreateParams> {
    * `false` means the lease was lost (it ended, and another worker may have taken the row): the row
    * is no longer held, and is claimed again before this run sends it (a send already on the wire goes
    * on; the store ignores its outcome if another worker holds the row). A renewal that answers `true`
-   * moves the row's claim time (on this worker's monotonic clock, read before the renewal was asked).
+   * moves the row's claim time (on this worker's clock, read before the renewal was asked).
    */
   #renewHeldClaims(): void {
     this.#renewal = setInterval(() => {
       for (const item of this.#held.values()) {
         if (item.renewing) continue;
         item.renewing = true;
-        const asked = performance.now();
-        this.#store
-          .renew(this.#keyOf(item.key), this.#owner, this.#leaseMs)
+        const asked = processNow();
+        // A renew that throws at once becomes a rejection: nothing may throw out of the timer.
+        Promise.resolve()
+          .then(() => this.#store.renew(this.#keyOf(item.key), this.#owner, this.#leaseMs))
           .then(
             (held) => {
               if (this.#held.get(item.key) !== item) return;
@@ -311,9 +313,10 @@ export class BatchRun<R extends PayoutCreateParams> {
   /** Claims a group of rows in one store call, then handles each answer. */
   async #claimGroup(items: BatchItem<R>[]): Promise<void> {
     for (const item of items) item.idempotencyKey ??= await bulkIdempotencyKey(this.#batchId, item.key);
-    // The claim's time on this worker's monotonic clock, read before the request: a duration from
-    // it is never shorter than the lease the store granted.
-    const asked = performance.now();
+    // The claim's time on this worker's clock, read before the request: a duration from it is never
+    // shorter than the lease the store granted. The clock counts the time a suspended machine slept
+    // (the monotonic one does not), so a row held across a suspend is renewed before it is sent.
+    const asked = processNow();
     const claims = await this.#store.claim(
       items.map((item) => ({
         key: this.#keyOf(item.key),
@@ -408,8 +411,9 @@ export class BatchRun<R extends PayoutCreateParams> {
   /**
    * Sends a claimed row once a send slot is free, and settles, retries or gives up on its answer.
    * The request leaves only under a live claim: when the time since the claim (or its last renewal)
-   * was granted, on this worker's monotonic clock, nears the lease (a worker frozen, or a long wait
-   * for the pace), the claim is renewed first, and the send dropped if the renewal fails.
+   * was granted, on this worker's clock (which counts a suspend), nears the lease (a worker frozen
+   * or suspended, or a long wait for the pace), the claim is renewed first, and the send dropped if
+   * the renewal fails.
    */
   async #send(item: BatchItem<R>): Promise<void> {
     const epoch = this.#limiter.epoch;
@@ -425,8 +429,8 @@ export class BatchRun<R extends PayoutCreateParams> {
       return;
     }
     let live = !this.#leaseLost.delete(item.key);
-    if (live && performance.now() - (item.claimedAt ?? 0) > this.#leaseMs / 2) {
-      const asked = performance.now();
+    if (live && processNow() - (item.claimedAt ?? 0) > this.#leaseMs / 2) {
+      const asked = processNow();
       live = await this.#store.renew(this.#keyOf(item.key), this.#owner, this.#leaseMs).catch((error: unknown) => {
         this.#giveBackSlot();
         throw error;

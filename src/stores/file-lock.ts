@@ -43,37 +43,76 @@ function running(pid: number): boolean {
  * Takes the lock of `file`: creates `lockPath` exclusively, holding this process's id. A lock whose
  * process no longer runs is stale and taken over; a live one refuses, naming the lock file and its
  * process. Resolves to the function that gives the lock back.
+ *
+ * A stale lock is taken over by one process at a time, under a second lock (the directory
+ * `<lockPath>.takeover`): two processes that found the same stale lock would otherwise both remove it,
+ * the second removing the lock the first had just created, and both would hold the file.
  */
 export async function takeLock(fs: typeof Fs, who: string, lockPath: string, file: string): Promise<() => Promise<void>> {
   const pid = Number(proc().pid);
-  for (let attempt = 0; ; attempt++) {
-    try {
-      await fs.promises.writeFile(lockPath, `${pid}\n`, { flag: 'wx' });
-      return () => fs.promises.rm(lockPath, { force: true });
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== 'EEXIST' || attempt >= 3) throw error;
-    }
-    const holder = Number.parseInt(await fs.promises.readFile(lockPath, 'utf8').catch(() => ''), 10);
-    if (Number.isSafeInteger(holder) && holder > 0 && running(holder)) {
-      throw new PaymentsError(
-        `${who}: ${file} is in use by process ${holder}${holder === pid ? ' (this one)' : ''}, which holds its lock file ${lockPath}: ` +
-          `one process at a time per store file. Close the other store first; if no such process runs, delete ${lockPath}.`,
-      );
-    }
-    // Stale (its process is gone) or not yet written by a process that is creating it: an empty
-    // file younger than a second is left alone, anything else is removed and the lock taken again.
-    if (!Number.isSafeInteger(holder)) {
-      const age =
-        Date.now() -
-        (await fs.promises.stat(lockPath).then(
-          (st) => st.mtimeMs,
-          () => 0,
-        ));
-      if (age < 1000) {
-        await new Promise((resolve) => setTimeout(resolve, 1000 - age));
-        continue;
+  const create = () =>
+    fs.promises.writeFile(lockPath, `${pid}\n`, { flag: 'wx' }).then(
+      () => true,
+      (error: unknown) => {
+        if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+        return false;
+      },
+    );
+  const giveBack = () => fs.promises.rm(lockPath, { force: true });
+  if (await create()) return giveBack;
+  const endTakeover = await startTakeover(fs, lockPath);
+  try {
+    for (let attempt = 0; ; attempt++) {
+      if (attempt > 0 && (await create())) return giveBack;
+      const holder = Number.parseInt(await fs.promises.readFile(lockPath, 'utf8').catch(() => ''), 10);
+      if (Number.isSafeInteger(holder) && holder > 0 && running(holder)) {
+        throw new PaymentsError(
+          `${who}: ${file} is in use by process ${holder}${holder === pid ? ' (this one)' : ''}, which holds its lock file ${lockPath}: ` +
+            `one process at a time per store file. Close the other store first; if no such process runs, delete ${lockPath}.`,
+        );
       }
+      if (attempt >= 3)
+        throw new PaymentsError(`${who}: the lock file ${lockPath} could not be taken over; delete it if no process uses ${file}.`);
+      // Stale (its process is gone) or not yet written by a process that is creating it: an empty
+      // file younger than a second is left alone, anything else is removed and the lock taken again.
+      if (!Number.isSafeInteger(holder)) {
+        const age =
+          Date.now() -
+          (await fs.promises.stat(lockPath).then(
+            (st) => st.mtimeMs,
+            () => 0,
+          ));
+        if (age < 1000) {
+          await new Promise((resolve) => setTimeout(resolve, 1000 - age));
+          continue;
+        }
+      }
+      await fs.promises.rm(lockPath, { force: true });
     }
-    await fs.promises.rm(lockPath, { force: true });
+  } finally {
+    await endTakeover();
+  }
+}
+
+/** How long a takeover may hold its directory before it counts as left by a process that died in it. */
+const TAKEOVER_STALE_MS = 10_000;
+
+/** Waits for the takeover of `lockPath` to be this process's alone; resolves to the function that ends it. */
+async function startTakeover(fs: typeof Fs, lockPath: string): Promise<() => Promise<void>> {
+  const dir = `${lockPath}.takeover`;
+  for (;;) {
+    try {
+      await fs.promises.mkdir(dir);
+      return () => fs.promises.rm(dir, { recursive: true, force: true });
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== 'EEXIST') throw error;
+    }
+    // Another process is taking the lock over: that lasts a few seconds at most.
+    const since = await fs.promises.stat(dir).then(
+      (st) => Date.now() - st.mtimeMs,
+      () => 0,
+    );
+    if (since > TAKEOVER_STALE_MS) await fs.promises.rm(dir, { recursive: true, force: true });
+    else await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

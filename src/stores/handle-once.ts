@@ -139,9 +139,13 @@ async function claimOnce(
     if (error instanceof StoreTimeoutError) claim.then(giveBack).catch(() => {});
     return { outcome: 'failed', status: 503, error };
   }
-  // An effect that outlives a third of the lease keeps its claim.
+  // An effect that outlives a third of the lease keeps its claim. A renew that throws at once
+  // becomes a rejection: nothing may throw out of the timer, where it would end the process.
   const renewal = setInterval(() => {
-    for (const key of held) store.renew(key, owner, EFFECT_LEASE_MS).catch(() => {});
+    for (const key of held)
+      Promise.resolve()
+        .then(() => store.renew(key, owner, EFFECT_LEASE_MS))
+        .catch(() => {});
   }, EFFECT_LEASE_MS / 3);
   try {
     await effect(undefined);
