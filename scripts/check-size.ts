@@ -95,10 +95,11 @@ const cases: Case[] = [
     transportFree: true,
   },
   {
-    // The fetch-style handler: verification, the in-memory store, the answers.
+    // The fetch-style handler: verification, the default memory store (the whole Store contract),
+    // the two-key claim of a payment's final event, the answers and the store's telemetry span.
     label: "{ webhookHandler } from 'payments-sdk/webhooks'",
     code: "export { webhookHandler } from 'payments-sdk/webhooks';",
-    budget: 18_000,
+    budget: 18_200,
     platform: 'browser',
     transportFree: true,
   },

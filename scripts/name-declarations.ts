@@ -39,7 +39,7 @@ const BY_CONTENT: Array<{ name: string; declares: string; target: string }> = [
   // entry (bulk payouts' default memoryStore).
   { name: 'errors', declares: 'declare class StoreTimeoutError', target: 'store-errors' },
   // src/schemas/list-envelope.ts: the list envelope, its links and counters, shared by the main and schemas entries.
-  { name: 'index', declares: 'declare function listEnvelope', target: 'list-envelope' },
+  { name: 'index', declares: 'declare function listEnvelope', target: 'list-pages' },
 ];
 
 const CHUNK = /^(?<name>[a-z-]+)-(?<hash>[A-Za-z0-9_-]{8})\.d\.(?<ext>c?ts)$/;

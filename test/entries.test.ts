@@ -148,6 +148,7 @@ const ENTRIES = {
     names: [
       'D1Store',
       'D1StoreOptions',
+      'FileStore',
       'FileStoreOptions',
       'MemoryStoreOptions',
       'PostgresStore',

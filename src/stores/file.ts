@@ -60,6 +60,12 @@ interface Line {
 /** The file is rewritten once it holds this many record lines, and more than twice as many as records. */
 const COMPACT_AFTER_LINES = 1_000;
 
+/** A {@link fileStore}: a `Store` that holds its file until closed. */
+export interface FileStore extends Store {
+  /** Writes what is pending, gives the lock file back and closes the file: another process may then open it. */
+  close(): Promise<void>;
+}
+
 /**
  * A store in a file at `path` (created when missing), for one Node.js (22.3+), Bun or Deno process
  * at a time: a bulk payout you may resume after a crash, a single server's webhook endpoint that
@@ -78,7 +84,7 @@ const COMPACT_AFTER_LINES = 1_000;
  * await store.close();
  * ```
  */
-export function fileStore(path: string, options: FileStoreOptions = {}): Store & { close(): Promise<void> } {
+export function fileStore(path: string, options: FileStoreOptions = {}): FileStore {
   if (typeof path !== 'string' || path.trim() === '') throw new PaymentsError('fileStore(path): path must be a non-empty string.');
   if (options === null || typeof options !== 'object') throw new PaymentsError('fileStore(path, options): options must be an object.');
   const ttlMs = positiveInt(options.ttlMs, 30 * DAY_MS, 'fileStore: ttlMs');

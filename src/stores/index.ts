@@ -15,7 +15,7 @@
  */
 export { type D1Store, type D1StoreOptions, d1Store } from './d1.js';
 export { StoreFullError, StoreTimeoutError, StoreUnavailableError } from './errors.js';
-export { type FileStoreOptions, fileStore } from './file.js';
+export { type FileStore, type FileStoreOptions, fileStore } from './file.js';
 export { type MemoryStoreOptions, memoryStore } from './memory.js';
 export { type PostgresStore, type PostgresStoreOptions, postgresStore, type StoreTransaction } from './postgres/store.js';
 export { type RedisStoreOptions, redisStore } from './redis.js';

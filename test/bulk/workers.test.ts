@@ -88,8 +88,9 @@ describeRedis('workers sharing a redisStore', () => {
       expect(b.lines).toBe(ROWS);
       expect(b.summary).toMatchObject({ total: ROWS, failed: 0, needs_reconciliation: 0 });
       await expectOnePayoutPerRow(mock, ROWS);
-      // Rows sent by both: only those A had in flight when it died (at most its concurrency).
-      expect([...proxy.senders.values()].filter((s) => s.size > 1).length).toBeLessThanOrEqual(6);
+      // Rows sent by both: only those A had in flight when it died, or had sent without its answer
+      // recorded yet (at most twice its concurrency); each was replayed under its one key.
+      expect([...proxy.senders.values()].filter((s) => s.size > 1).length).toBeLessThanOrEqual(12);
     } finally {
       await proxy.close();
       await server.close();
