@@ -38,12 +38,12 @@ function start(file: string, env: Record<string, string>): Promise<{ state: stri
 describe('fileStore lock takeover', () => {
   let child: Awaited<ReturnType<typeof bundleScript>>;
   beforeAll(async () => {
-    child = await bundleScript('test/review/file-lock-child.ts');
+    child = await bundleScript('test/stores/file-lock-child.ts');
   });
   afterAll(() => child?.cleanup());
 
   it('lets one process only take over a stale lock when several try at once', { timeout: 60_000 }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'review-lock-'));
+    const dir = mkdtempSync(join(tmpdir(), 'store-lock-'));
     const rounds: string[][] = [];
     for (let round = 0; round < 10; round++) {
       const path = join(dir, `r${round}.store`);
