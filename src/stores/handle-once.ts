@@ -126,7 +126,11 @@ async function claimOnce(
     // Handled before: this delivery, or a reconciliation of the same payment.
     const duplicate = own?.state === 'settled' || (payment?.state === 'settled' && payment.record.result?.reconciled === true);
     if (duplicate || own?.state !== 'claimed' || payment?.state === 'busy') {
-      await storeCall(store, 'release', () => giveBack(answers)).catch(() => {});
+      if (own?.state === 'settled' && payment?.state === 'claimed') {
+        // The event ran before, but its payment key was not recorded then (that write failed):
+        // recorded now, so a reconciliation never runs the effect again.
+        await storeCall(store, 'settle', () => store.settle(wanted[1] as string, owner, own.record.result ?? result)).catch(() => {});
+      } else await storeCall(store, 'release', () => giveBack(answers)).catch(() => {});
       if (duplicate) return { outcome: 'duplicate', status: 200 };
       // In flight elsewhere: 409 keeps the service retrying, in case that attempt fails; a 200 would
       // count the event delivered.

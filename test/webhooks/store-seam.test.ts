@@ -128,6 +128,20 @@ describe('the store seam', () => {
     expect(onEvent).toHaveBeenCalledOnce();
   });
 
+  it("a redelivery of an event whose payment key was never recorded records it, so reconciliation never runs the effect again", async () => {
+    const store = memoryStore();
+    const event = JSON.parse(eventBody({ id: 'evt_half' })) as { data: { uuid: string } };
+    const paymentKey = storeKey('payment', event.data.uuid, 'payment.succeeded');
+    // The first delivery settled its id key, then failed to record the payment key.
+    await store.claim([{ key: storeKey('webhook', 'evt_half'), owner: 'first', leaseMs: 1000 }]);
+    await store.settle(storeKey('webhook', 'evt_half'), 'first', { event_id: 'evt_half' });
+    const onEvent = vi.fn();
+    const again = await webhookHandler({ secret: SECRET, store, onEvent, ...quiet })(delivery(eventBody({ id: 'evt_half' })));
+    expect(await again.json()).toEqual({ received: true, duplicate: true });
+    expect(onEvent).not.toHaveBeenCalled();
+    expect((await store.read([paymentKey]))[0]).toMatchObject({ settled: true, result: { event_id: 'evt_half' } });
+  });
+
   it('keeps the body only with storeBody, exactly as delivered', async () => {
     const store = memoryStore();
     const body = eventBody({ id: 'evt_body', type: 'payout.completed', data: { id: 7, note: 'nul \u0000 and \ud800' } });
