@@ -128,7 +128,7 @@ describe('the store seam', () => {
     expect(onEvent).toHaveBeenCalledOnce();
   });
 
-  it("a redelivery of an event whose payment key was never recorded records it, so reconciliation never runs the effect again", async () => {
+  it('a redelivery of an event whose payment key was never recorded records it, so reconciliation never runs the effect again', async () => {
     const store = memoryStore();
     const event = JSON.parse(eventBody({ id: 'evt_half' })) as { data: { uuid: string } };
     const paymentKey = storeKey('payment', event.data.uuid, 'payment.succeeded');
