@@ -9,10 +9,11 @@ import { PaymentsError } from '../core/errors.js';
 import { positiveInt } from '../internal/positive-int.js';
 import { withinTime } from '../internal/within-time.js';
 import { D1Clock, localNow } from './d1-clock.js';
-import { toColumn, toRecord } from './d1-rows.js';
+import { toColumn } from './d1-rows.js';
 import { d1Sql, isTableName, MAX_READ_KEYS } from './d1-sql.js';
 import type { D1DatabaseLike, D1Effects, D1PreparedStatementLike, D1ResultLike } from './d1-types.js';
 import { StoreTimeoutError } from './errors.js';
+import { recordFromRow } from './sql-record.js';
 import type { Store, StoreClaim, StoreClaimRequest, StoreJsonObject, StoreRecord, StoreTransactResult } from './store.js';
 
 export type { D1DatabaseLike, D1Effects, D1PreparedStatementLike, D1ResultLike } from './d1-types.js';
@@ -178,7 +179,7 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
   /** The records in `results`, by key. */
   const byKey = (results: Array<Array<Record<string, unknown>>>) => {
     const records = new Map<string, StoreRecord>();
-    for (const row of results.flat()) records.set(String(row.key), toRecord(row));
+    for (const row of results.flat()) records.set(String(row.key), recordFromRow(row));
     return records;
   };
   /** Runs one write that returns a row when it acted. */
@@ -212,7 +213,7 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
     const missed: number[] = [];
     const answers = requests.map((request, i): StoreClaim | undefined => {
       const granted = results[i]?.[0];
-      if (granted) return { state: 'claimed', record: toRecord(granted) };
+      if (granted) return { state: 'claimed', record: recordFromRow(granted) };
       const record = found.get(request.key);
       if (!record?.settled && record?.owner === undefined) missed.push(i);
       return record && { state: record.settled ? 'settled' : 'busy', record };
@@ -309,7 +310,7 @@ export function d1Store(db: D1DatabaseLike, options: D1StoreOptions = {}): D1Sto
           // The guard refused the batch: the key was settled first by a duplicate, or is held; or,
           // neither, the batch came past its deadline.
           const { results, now } = await rows(readStatements([key]));
-          const record = results[0]?.[0] && toRecord(results[0][0]);
+          const record = results[0]?.[0] && recordFromRow(results[0][0]);
           if (record?.settled) return { state: 'settled' };
           if (record?.owner !== undefined || attempt > 1 || !refusedEarly(now, at, inTime)) return { state: 'busy' };
         }

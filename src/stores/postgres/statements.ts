@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS ${table} (
 
 /** The record columns every statement answers, read from `t`. */
 const RECORD = `t.key, t.data, t.claims, t.settled, t.result, t.note,
-  CASE WHEN t.lease_until > clock_timestamp() THEN t.owner END AS live_owner,
+  CASE WHEN t.lease_until > clock_timestamp() THEN t.owner END AS owner,
   floor(extract(epoch FROM clock_timestamp() - t.first_at) * 1000)::float8 AS age`;
 
 /** `until` as a lease of `ms` milliseconds from now. */

@@ -6,6 +6,7 @@
  */
 import { PaymentsError } from '../../core/errors.js';
 import { StoreTimeoutError, StoreUnavailableError } from '../errors.js';
+import { recordFromRow } from '../sql-record.js';
 import type { Store, StoreClaim, StoreClaimRequest, StoreJsonObject, StoreRecord, StoreTransactResult } from '../store.js';
 import { migrateSchema, type PostgresDatabase, type SqlDriver, type SqlResult, type SqlSession, sqlDriver } from './driver.js';
 import { schemaSql, statements } from './statements.js';
@@ -113,7 +114,7 @@ export function postgresStore(db: PostgresDatabase, options: PostgresStoreOption
       requests.map((r) => String(r.leaseMs)),
       requests.map((r) => (r.data === undefined ? null : JSON.stringify(r.data))),
     ]);
-    return new Map(rows.map((row) => [String(row.key), { state: row.state as StoreClaim['state'], record: toRecord(row) }]));
+    return new Map(rows.map((row) => [String(row.key), { state: row.state as StoreClaim['state'], record: recordFromRow(row) }]));
   };
 
   return {
@@ -173,7 +174,7 @@ export function postgresStore(db: PostgresDatabase, options: PostgresStoreOption
       const found = new Map<string, StoreRecord>();
       for (let at = 0; at < keys.length; at += READ_CHUNK) {
         const { rows } = await run(sql.read, [keys.slice(at, at + READ_CHUNK)]);
-        for (const row of rows) found.set(String(row.key), toRecord(row));
+        for (const row of rows) found.set(String(row.key), recordFromRow(row));
       }
       return keys.map((key) => found.get(key));
     },
@@ -268,25 +269,4 @@ function checkLease(value: unknown, what: string): void {
 
 function jsonOrNull(value: StoreJsonObject | undefined): string | null {
   return value === undefined ? null : JSON.stringify(value);
-}
-
-function parsed(value: unknown): StoreJsonObject | undefined {
-  return value === null || value === undefined ? undefined : (JSON.parse(String(value)) as StoreJsonObject);
-}
-
-function toRecord(row: Record<string, unknown>): StoreRecord {
-  const record: StoreRecord = {
-    key: String(row.key),
-    claims: Number(row.claims),
-    age: Math.max(0, Number(row.age)),
-    settled: row.settled === true,
-  };
-  const data = parsed(row.data);
-  if (data !== undefined) record.data = data;
-  const result = parsed(row.result);
-  if (result !== undefined) record.result = result;
-  const note = parsed(row.note);
-  if (note !== undefined) record.note = note;
-  if (typeof row.live_owner === 'string') record.owner = row.live_owner;
-  return record;
 }
