@@ -58,14 +58,6 @@ export function storeTargetOf({ url, source }: StoreUrl): StoreTarget {
   throw new CliError(`${source} must be a file path, or a redis://, rediss://, postgres:// or postgresql:// URL (it has ${scheme}://).`);
 }
 
-/** Closes `store`, then the connection opened for it. */
-function closing(store: Store<unknown, unknown>, closeDriver: () => Promise<void>): () => Promise<void> {
-  return async () => {
-    await store.close?.();
-    await closeDriver();
-  };
-}
-
 /** Loads an optional driver; `undefined` when it is not installed. */
 async function optional<T>(load: () => Promise<T>): Promise<T | undefined> {
   try {
@@ -100,9 +92,19 @@ async function openTarget(target: StoreTarget, source: StoreUrl['source']): Prom
   const stores = await import('../stores/index.js');
   if (target.kind === 'file') {
     const store = stores.fileStore(target.path);
-    return { store, target, shown: target.path, close: async () => store.close?.() };
+    return { store, target, shown: target.path, close: () => store.close() };
   }
   const shown = `${target.kind} (${source})`;
+  /** The store over a connection opened for it: closing closes the store, then the connection. */
+  const opened = (store: Store<unknown, unknown>, closeDriver: () => Promise<unknown>): OpenedStore => ({
+    store,
+    target,
+    shown,
+    close: async () => {
+      await store.close?.();
+      await closeDriver();
+    },
+  });
   if (target.kind === 'redis') {
     const nodeRedis = await optional(() => import('redis'));
     if (nodeRedis) {
@@ -114,15 +116,7 @@ async function openTarget(target: StoreTarget, source: StoreUrl['source']): Prom
       // A connection the server drops is reconnected by the client: the store's call reports it.
       client.on('error', () => {});
       await client.connect();
-      const store = stores.redisStore(client);
-      return {
-        store,
-        target,
-        shown,
-        close: closing(store, async () => {
-          await client.close();
-        }),
-      };
+      return opened(stores.redisStore(client), () => client.close());
     }
     const ioredis = await optional(() => import('ioredis'));
     if (!ioredis) throw new CliError(`${source} needs the redis or ioredis package, neither is installed: npm install redis`);
@@ -134,15 +128,7 @@ async function openTarget(target: StoreTarget, source: StoreUrl['source']): Prom
     });
     client.on('error', () => {});
     await client.connect();
-    const store = stores.redisStore(client);
-    return {
-      store,
-      target,
-      shown,
-      close: closing(store, async () => {
-        await client.disconnect();
-      }),
-    };
+    return opened(stores.redisStore(client), async () => client.disconnect());
   }
   const { postgresStore } = await import('../stores/postgres/store.js');
   const pg = await optional(() => import('pg'));
@@ -152,28 +138,14 @@ async function openTarget(target: StoreTarget, source: StoreUrl['source']): Prom
     pool.on('error', () => {});
     const store = postgresStore(pool);
     await store.migrate();
-    return {
-      store,
-      target,
-      shown,
-      close: closing(store, async () => {
-        await pool.end();
-      }),
-    };
+    return opened(store, () => pool.end());
   }
   const postgres = await optional(() => import('postgres'));
   if (!postgres) throw new CliError(`${source} needs the pg or postgres package, neither is installed: npm install pg`);
   const sql = postgres.default(target.url, { max: 4, onnotice: () => {} });
   const store = postgresStore(sql);
   await store.migrate();
-  return {
-    store,
-    target,
-    shown,
-    close: closing(store, async () => {
-      await sql.end({ timeout: 1 });
-    }),
-  };
+  return opened(store, () => sql.end({ timeout: 1 }));
 }
 
 /**
