@@ -10,8 +10,8 @@
 import { readAhead } from '../internal/read-ahead.js';
 import { isSendableDate } from '../schemas/list-params.js';
 import { PAYMENT_STATUSES, type Payment, type PaymentListParams } from '../schemas/payment.js';
-import { handleOnce, storeCall } from '../stores/handle-once.js';
-import { type Store, storeKey } from '../stores/store.js';
+import { handleOnce, paymentKey, storeCall } from '../stores/handle-once.js';
+import type { Store } from '../stores/store.js';
 import { InvalidParamsError, type ValidationIssue } from './errors.js';
 import type { PagePromise } from './pagination.js';
 import type { RequestOptions } from './request-options.js';
@@ -203,7 +203,7 @@ async function handledInStore(
   type: PaymentFinalEventType,
   store: Store<unknown, unknown>,
 ): Promise<ReadonlySet<string>> {
-  const records = await storeCall(store, 'read', () => store.read(payments.map((payment) => storeKey('payment', payment.uuid, type))));
+  const records = await storeCall(store, 'read', () => store.read(payments.map((payment) => paymentKey(payment.uuid, type))));
   return new Set(payments.filter((_, i) => records[i]?.settled === true).map((payment) => payment.uuid));
 }
 
@@ -215,7 +215,7 @@ async function handleMissed(
 ): Promise<MissedPaymentFinding> {
   const { payment, expectedEvent: type } = finding;
   const event: ReconciledPaymentEvent = { id: `reconciled:${payment.uuid}:${type}`, type, data: payment, reconciled: true };
-  const key = storeKey('payment', payment.uuid, type);
+  const key = paymentKey(payment.uuid, type);
   const result = await handleOnce(store, { key }, (context) => onEvent(event, context), {
     event_id: event.id,
     type,

@@ -10,7 +10,7 @@
 import { PaymentsError } from '../core/errors.js';
 import { withinTime } from '../internal/within-time.js';
 import { StoreTimeoutError } from './errors.js';
-import type { Store, StoreClaim, StoreJsonObject } from './store.js';
+import { type Store, type StoreClaim, type StoreJsonObject, storeKey } from './store.js';
 
 /** What became of one effect run through a store, and the status a webhook endpoint answers for it. */
 export interface OnceResult {
@@ -64,6 +64,15 @@ export function storeCall<T>(store: Store<unknown, unknown>, operation: string, 
 export interface OnceKeys {
   key: string;
   payment?: string;
+}
+
+/**
+ * The key of a payment's final event, `payment:<uuid>:<type>`: the one key a delivery records and a
+ * reconciliation reads and settles, so that the two agree on what was handled. `scope` keeps the
+ * endpoints of one shared default store apart.
+ */
+export function paymentKey(uuid: string, type: string, scope?: string): string {
+  return scope === undefined ? storeKey('payment', uuid, type) : storeKey('payment', scope, uuid, type);
 }
 
 /**

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { OnceKeys } from '../stores/handle-once.js';
+import { type OnceKeys, paymentKey } from '../stores/handle-once.js';
 import { memoryStore } from '../stores/memory.js';
 import type { Store } from '../stores/store.js';
 import { storeKey } from '../stores/store.js';
@@ -25,7 +25,7 @@ export function deliveryKeys(event: WebhookEvent, scope?: string): OnceKeys {
   const key = storeKey('webhook', ...scoped, event.id);
   const uuid = (event.data as { uuid?: unknown } | undefined)?.uuid;
   if (!PAYMENT_FINAL_TYPES.has(event.type) || typeof uuid !== 'string') return { key };
-  return { key, payment: storeKey('payment', ...scoped, uuid, event.type) };
+  return { key, payment: paymentKey(uuid, event.type, scope) };
 }
 
 /** The store of the handlers given none: one per process or isolate, bounded by keys, never by endpoints. */

@@ -231,7 +231,8 @@ export function createWebhookCore<Context, Effects>(options: WebhookHandlerOptio
     if (!handler) return answer('handled', 200, { received: true });
 
     const record: StoreJsonObject = { event_id: event.id, type: event.type, at: new Date().toISOString() };
-    if (storeBody) record.event = JSON.parse(JSON.stringify(event));
+    // The event is parsed JSON, and every store keeps its own copy of what it is given.
+    if (storeBody) record.event = event as unknown as StoreJsonObject;
     const work = () => handleOnce(store, deliveryKeys(event, scope), (context) => handler(event, context), record);
     // The store's work (with onEvent inside it) as a child of the delivery, when observed.
     const observed = note.onStore?.(store.kind);
