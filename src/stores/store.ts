@@ -125,7 +125,8 @@ export function storeKey(namespace: 'webhook' | 'payment' | 'bulk', ...parts: re
   return [namespace, ...parts.map((part, i) => encodePart(part, i === parts.length - 1))].join(':');
 }
 
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+/** A UTF-16 surrogate without its pair: text a database's UTF-8 cannot keep. */
+export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 function encodePart(part: string, last: boolean): string {
   const plain = !part.startsWith('~') && !part.includes('\u0000') && (last || !part.includes(':')) && !LONE_SURROGATE.test(part);

@@ -7,7 +7,15 @@
 import { PaymentsError } from '../../core/errors.js';
 import { StoreTimeoutError, StoreUnavailableError } from '../errors.js';
 import { recordFromRow } from '../sql-record.js';
-import type { Store, StoreClaim, StoreClaimRequest, StoreJsonObject, StoreRecord, StoreTransactResult } from '../store.js';
+import {
+  LONE_SURROGATE,
+  type Store,
+  type StoreClaim,
+  type StoreClaimRequest,
+  type StoreJsonObject,
+  type StoreRecord,
+  type StoreTransactResult,
+} from '../store.js';
 import { migrateSchema, type PostgresDatabase, type SqlDriver, type SqlResult, type SqlSession, sqlDriver } from './driver.js';
 import { schemaSql, statements } from './statements.js';
 import { DEFAULT_TABLE, tableName } from './table-name.js';
@@ -251,8 +259,6 @@ function rounds(requests: readonly StoreClaimRequest[]): number[][] {
   });
   return out;
 }
-
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /** Keys and owners are text: Postgres refuses `\u0000`, and would replace a lone surrogate (two keys would become one). */
 function checkKey(value: unknown, what: string): void {
