@@ -187,9 +187,36 @@ describe('payments.reconcile: stale payments and the window', () => {
     try {
       call();
     } catch (error) {
-      const paths = (error as InvalidParamsError).issues.map((i) => i.path.join('.'));
-      expect(paths).toEqual(['from', 'to', 'stalePendingAfter', 'store']);
+      const issues = Object.fromEntries((error as InvalidParamsError).issues.map((i) => [i.path.join('.'), i.message]));
+      expect(issues).toEqual({
+        from: 'must be a "YYYY-MM-DD" date or a valid Date',
+        to: 'must be a "YYYY-MM-DD" date or a valid Date',
+        stalePendingAfter: 'must be ≥ 0, got -1',
+        store: 'give store or isHandled, not both',
+      });
     }
+    // Every callback and the threshold are checked too, in the same error; a missing window is named.
+    const callbacks = () =>
+      client.payments.reconcile({
+        store: { read: 'no' },
+        onEvent: 'later',
+        onProgress: 1,
+        stalePendingAfter: Number.POSITIVE_INFINITY,
+      } as never);
+    expect(callbacks).toThrow(InvalidParamsError);
+    try {
+      callbacks();
+    } catch (error) {
+      const issues = Object.fromEntries((error as InvalidParamsError).issues.map((i) => [i.path.join('.'), i.message]));
+      expect(issues).toEqual({
+        from: 'is required',
+        store: 'must be a Store from payments-sdk/stores',
+        onEvent: 'must be a function',
+        onProgress: 'must be a function',
+        stalePendingAfter: 'must be a number, got Infinity',
+      });
+    }
+    expect(() => client.payments.reconcile({ from: DAY, isHandled: 'yes' } as never)).toThrow(/isHandled: must be a function/);
     expect(() => client.payments.reconcile({ from: '2026-06-02', to: '2026-06-01', isHandled: () => true })).toThrow(
       /to: must not be before from/,
     );
