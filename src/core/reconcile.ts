@@ -198,20 +198,17 @@ function inWindow(payment: Payment, { from, to }: Checked): boolean {
   return !((from instanceof Date && created < from.getTime()) || (to instanceof Date && created > to.getTime()));
 }
 
-/** The uuids of `payments` that `isHandled` answers true for; the payments of a page are asked together. */
-async function handledByCheck(payments: readonly Payment[], isHandled: ReconcileWithCheck['isHandled']): Promise<ReadonlySet<string>> {
-  const answers = await Promise.all(payments.map((payment) => isHandled(payment)));
-  return new Set(payments.filter((_, i) => answers[i] === true).map((payment) => payment.uuid));
-}
-
-/** The uuids of `payments` whose final event `type` the store recorded: one read per page. */
-async function handledInStore(
-  payments: readonly Payment[],
-  type: PaymentFinalEventType,
-  store: Store<unknown, unknown>,
-): Promise<ReadonlySet<string>> {
+/**
+ * Whether each of `payments` was handled: its final event `type` recorded in the store (one read per
+ * page), or `isHandled` answered true (the payments of a page are asked together).
+ */
+async function handledOf(payments: readonly Payment[], type: PaymentFinalEventType, { store, isHandled }: Checked): Promise<boolean[]> {
+  if (!store)
+    return (await Promise.all(payments.map((payment) => (isHandled as ReconcileWithCheck['isHandled'])(payment)))).map(
+      (answer) => answer === true,
+    );
   const records = await storeCall(store, 'read', () => store.read(payments.map((payment) => paymentKey(payment.uuid, type))));
-  return new Set(payments.filter((_, i) => records[i]?.settled === true).map((payment) => payment.uuid));
+  return payments.map((_, i) => records[i]?.settled === true);
 }
 
 /** Handles one missed payment through the store with its made-up event; never throws. */
@@ -265,7 +262,7 @@ async function* walk(
   requestOptions: RequestOptions | undefined,
   telemetry: Telemetry | undefined,
 ): AsyncGenerator<ReconcileFinding, void, undefined> {
-  const { from, to, stale, store, isHandled, onEvent, onProgress } = checked;
+  const { from, to, stale, store, onEvent, onProgress } = checked;
   // --- telemetry wiring: one observed run, its reads inside it, one report per finding ---
   const observer =
     telemetry?.onReconcile?.(to === undefined ? { from: boundText(from) } : { from: boundText(from), to: boundText(to) }) ?? UNOBSERVED;
@@ -295,11 +292,9 @@ async function* walk(
   async function* missed(status: string | undefined, expectedEvent: PaymentFinalEventType, keep?: (payment: Payment) => boolean) {
     for await (const payments of pagesOf(status, keep)) {
       if (payments.length > 0) {
-        const handled = store
-          ? await handledInStore(payments, expectedEvent, store)
-          : await handledByCheck(payments, isHandled as ReconcileWithCheck['isHandled']);
-        for (const payment of payments) {
-          if (handled.has(payment.uuid)) continue;
+        const handled = await handledOf(payments, expectedEvent, checked);
+        for (const [i, payment] of payments.entries()) {
+          if (handled[i]) continue;
           progress.missed += 1;
           observer.onFinding('missed');
           const finding: MissedPaymentFinding = { kind: 'missed', payment, expectedEvent };

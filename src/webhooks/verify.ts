@@ -233,9 +233,8 @@ function mismatchMessage(secrets: string[]): string {
       message += ` Note: ${which} has leading or trailing whitespace, often a newline copied into an environment variable; the whole string is the key, so trim it.`;
     }
     if (!trimmed.startsWith('whsec_')) {
-      message += /^(sk|pk)_|_(live|test|sandbox)_/.test(trimmed)
-        ? ` Note: ${which} does not start with "whsec_" and looks like an API key; use the endpoint's signing secret instead.`
-        : ` Note: ${which} does not start with "whsec_": is it the endpoint's signing secret?`;
+      const apiKey = /^(sk|pk)_|_(live|test|sandbox)_/.test(trimmed) ? ' and looks like an API key' : '';
+      message += ` Note: ${which} does not start with "whsec_"${apiKey}: is it the endpoint's signing secret?`;
     }
   });
   return message;
