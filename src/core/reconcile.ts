@@ -156,7 +156,8 @@ const callback = <T>() => z.custom<T>((value) => typeof value === 'function', { 
  * sent to the list as given (a `Date` goes as its UTC date).
  */
 const ReconcileOptionsSchema = z.object({
-  from: listParamsShape.from,
+  // The list's own date filter, required here.
+  from: listParamsShape.from.def.innerType,
   to: listParamsShape.to,
   stalePendingAfter: z.optional(z.number().check(z.minimum(0))),
   store: z.optional(
@@ -178,24 +179,29 @@ function instant(bound: unknown, to: boolean): number {
 /** The checked options, or one `InvalidParamsError` naming every bad one. */
 function checkOptions(options: ReconcileOptions<unknown, unknown>) {
   const { from, to, store, isHandled } = options ?? {};
-  // What no single field says: a missing window, a window that ends before it starts, how "handled" is told.
+  const start = instant(from, false);
+  const end = instant(to, true);
+  // What no single field says: a window that ends before it starts, how "handled" is told.
   const more: ValidationIssue[] = [];
-  if (from === undefined) more.push({ path: ['from'], message: 'is required' });
-  if (instant(to, true) < instant(from, false)) more.push({ path: ['to'], message: 'must not be before from' });
+  if (end < start) more.push({ path: ['to'], message: 'must not be before from' });
   if (store !== undefined && isHandled !== undefined) more.push({ path: ['store'], message: 'give store or isHandled, not both' });
   else if (store === undefined && isHandled === undefined)
     more.push({ path: ['isHandled'], message: 'must be a function, or give a store' });
   const checked = checkParams(ReconcileOptionsSchema, options, 'reconcile options', more);
-  return { ...checked, from: checked.from as DateFilter, stale: checked.stalePendingAfter ?? DEFAULT_STALE_PENDING_AFTER_MS };
+  return { ...checked, start, end, stale: checked.stalePendingAfter ?? DEFAULT_STALE_PENDING_AFTER_MS };
 }
 
 type Checked = ReturnType<typeof checkOptions>;
 
-/** Whether a payment's `created_at` lies inside the bounds given as `Date`s (a date bound is the service's to apply). */
-function inWindow(payment: Payment, { from, to }: Checked): boolean {
+/**
+ * Whether a payment's `created_at` lies inside the window: a `Date` bound is an instant the service's
+ * date filter cannot express, and a date bound is checked too, as the status filter is.
+ */
+function inWindow(payment: Payment, { start, end }: Checked): boolean {
   const created = Date.parse(payment.created_at);
-  // A timestamp that cannot be read is kept (every comparison with NaN is false): better reported than silently left out.
-  return !((from instanceof Date && created < from.getTime()) || (to instanceof Date && created > to.getTime()));
+  // A timestamp that cannot be read is kept (every comparison with NaN is false): better reported than
+  // silently left out. So is every payment after `from` when there is no `to` (its end is NaN).
+  return !(created < start || created > end);
 }
 
 /**
@@ -219,16 +225,14 @@ async function handleMissed(
 ): Promise<MissedPaymentFinding> {
   const { payment, expectedEvent: type } = finding;
   const event: ReconciledPaymentEvent = { id: `reconciled:${payment.uuid}:${type}`, type, data: payment, reconciled: true };
-  const key = paymentKey(payment.uuid, type);
-  const result = await handleOnce(store, { key }, (context) => onEvent(event, context), {
+  const result = await handleOnce(store, { key: paymentKey(payment.uuid, type) }, (context) => onEvent(event, context), {
     event_id: event.id,
     type,
     at: new Date().toISOString(),
     reconciled: true,
   });
   // 409: a delivery of the same payment is being handled right now; the next run finds it recorded.
-  if (result.status === 200) return { ...finding, handled: true };
-  return { ...finding, handled: false, error: result.error };
+  return result.status === 200 ? { ...finding, handled: true } : { ...finding, handled: false, error: result.error };
 }
 
 /**
@@ -274,8 +278,8 @@ async function* walk(
   /** Payments of the window in each status listed so far, as the service counts them (`meta.total`). */
   let listed = 0;
   // Each status's list (`undefined`: every status), page by page, the next page asked for while this
-  // one is checked and its findings handed out.
-  async function* pagesOf(status: string | undefined, keep: (payment: Payment) => boolean = (payment) => payment.status === status) {
+  // one is checked and its findings handed out; progress is told once they all are.
+  async function* pagesOf(status: string | undefined, keep: (payment: Payment) => boolean) {
     let first = true;
     for await (const page of readAhead(run(() => list(params(status), requestOptions)).pages(), run)) {
       if (first && status !== undefined) {
@@ -287,39 +291,36 @@ async function* walk(
       const kept = page.data.filter((payment) => keep(payment) && inWindow(payment, checked));
       progress.read += status === undefined ? kept.length : page.data.length;
       yield kept;
+      onProgress?.({ ...progress });
     }
   }
-  async function* missed(status: string | undefined, expectedEvent: PaymentFinalEventType, keep?: (payment: Payment) => boolean) {
+  /** A finding, counted and reported. */
+  const found = <F extends ReconcileFinding>(finding: F): F => {
+    progress[finding.kind] += 1;
+    observer.onFinding(finding.kind);
+    return finding;
+  };
+  async function* missed(
+    status: string | undefined,
+    expectedEvent: PaymentFinalEventType,
+    keep = (payment: Payment) => payment.status === status,
+  ) {
     for await (const payments of pagesOf(status, keep)) {
-      if (payments.length > 0) {
-        const handled = await handledOf(payments, expectedEvent, checked);
-        for (const [i, payment] of payments.entries()) {
-          if (handled[i]) continue;
-          progress.missed += 1;
-          observer.onFinding('missed');
-          const finding: MissedPaymentFinding = { kind: 'missed', payment, expectedEvent };
-          yield store && onEvent ? await handleMissed(finding, store, onEvent) : finding;
-        }
+      const handled = payments.length > 0 ? await handledOf(payments, expectedEvent, checked) : [];
+      for (const [i, payment] of payments.entries()) {
+        if (handled[i]) continue;
+        const finding = found<MissedPaymentFinding>({ kind: 'missed', payment, expectedEvent });
+        yield store && onEvent ? await handleMissed(finding, store, onEvent) : finding;
       }
-      onProgress?.({ ...progress });
     }
   }
 
   try {
     for (const [status, expectedEvent] of FINAL_STATUSES) yield* missed(status, expectedEvent);
     for (const status of UNSETTLED_STATUSES) {
-      for await (const payments of pagesOf(status)) {
-        const cutoff = Date.now() - stale;
-        for (const payment of payments) {
-          const created = Date.parse(payment.created_at);
-          // Younger than the threshold: the customer may still be confirming. Unreadable: reported.
-          if (created > cutoff) continue;
-          progress.stale += 1;
-          observer.onFinding('stale');
-          yield { kind: 'stale', payment };
-        }
-        onProgress?.({ ...progress });
-      }
+      // Younger than the threshold: the customer may still be confirming. Unreadable: reported.
+      const isStale = (payment: Payment) => payment.status === status && !(Date.parse(payment.created_at) > Date.now() - stale);
+      for await (const payments of pagesOf(status, isStale)) for (const payment of payments) yield found({ kind: 'stale', payment });
     }
     // A status this SDK does not know cannot be asked for by name. The window's count of every status
     // against those of the known ones says whether there is any: only then is the window read whole,
