@@ -93,6 +93,13 @@ describe('verifyWebhook: accepted deliveries', () => {
       secret: SECRET,
     });
     expect(event.type).toBe('payment.succeeded');
+    // Read by hand from a Node request, a repeated header is an array or one value joined with ", ".
+    const signature = nodeSignature(body);
+    for (const given of [['0'.repeat(64), signature], `${'0'.repeat(64)}, ${signature}`]) {
+      await expect(verifyWebhook({ payload: body, signature: given as string, secret: SECRET })).resolves.toMatchObject({
+        type: 'payment.succeeded',
+      });
+    }
   });
 
   it('accepts the signature hex in uppercase (the same 32 bytes)', async () => {
