@@ -107,9 +107,6 @@ const eventId = z
   })
   .check(z.overwrite((id) => String(id)));
 
-const anyType = z.custom<string>((type) => typeof type === 'string' && type !== '', {
-  error: (issue) => `must be a non-empty string, got ${kind(issue.input)}`,
-});
 
 // The `type` of a payment or payout event is not checked again: schemaOf picks these schemas by it.
 const paymentEventObject = z.looseObject({
@@ -126,7 +123,7 @@ const payoutEventObject = z.looseObject({
 
 const unknownEventObject = z.looseObject({
   id: eventId,
-  type: anyType,
+  type: z.string().check(z.minLength(1)),
   data: z.custom<unknown>((data) => data !== undefined, { error: 'is required' }),
 });
 
