@@ -107,7 +107,6 @@ const eventId = z
   })
   .check(z.overwrite((id) => String(id)));
 
-
 // The `type` of a payment or payout event is not checked again: schemaOf picks these schemas by it.
 const paymentEventObject = z.looseObject({
   id: eventId,
