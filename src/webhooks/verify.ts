@@ -214,7 +214,7 @@ function mismatchMessage(secrets: string[]): string {
   let message =
     `Webhook signature mismatch: X-Service-Signature is not the HMAC-SHA256 of this body under ${several ? `any of the ${secrets.length} secrets` : 'the secret'} given. ` +
     'Check that the payload is the raw body exactly as received (a parsed body, serialised again, never gives the signed bytes back), ' +
-    "and that the secret is this endpoint's own signing secret (each endpoint has its own).";
+    "and that the secret is this endpoint's own signing secret.";
   // Hints about a secret that cannot be right, naming it by its place, never by its value.
   secrets.forEach((secret, i) => {
     const which = several ? `secret #${i + 1}` : 'the secret';
