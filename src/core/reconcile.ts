@@ -7,12 +7,15 @@
  * each page once, one page ahead at most: memory stays flat however large the window.
  */
 
+import * as z from 'zod/mini';
+import { DAY_MS } from '../internal/durations.js';
 import { readAhead } from '../internal/read-ahead.js';
-import { isSendableDate } from '../schemas/list-params.js';
+import { checkParams } from '../internal/validation.js';
+import { type DateFilter, isCalendarDate, listParamsShape } from '../schemas/list-params.js';
 import { PAYMENT_STATUSES, type Payment, type PaymentListParams } from '../schemas/payment.js';
 import { handleOnce, paymentKey, storeCall } from '../stores/handle-once.js';
 import type { Store } from '../stores/store.js';
-import { InvalidParamsError, type ValidationIssue } from './errors.js';
+import type { ValidationIssue } from './errors.js';
 import type { PagePromise } from './pagination.js';
 import type { RequestOptions } from './request-options.js';
 import { errorTypeOf, type ReconcileObserver, type Telemetry } from './telemetry.js';
@@ -144,67 +147,74 @@ const UNSETTLED_STATUSES = ['pending', 'processing'] as const;
 /** Statuses that are never reported: the payment ended without being paid, and no event announces it. */
 const UNREPORTED_STATUSES = ['canceled', 'expired'] as const;
 const KNOWN_STATUSES: ReadonlySet<string> = new Set(PAYMENT_STATUSES);
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 
-/** A bound of the window as the service's filter (its UTC date) and, for a `Date`, the exact instant. */
-interface Bound {
-  filter: string;
-  instant?: number;
+/** A function option, typed as the option it checks. */
+const callback = <T>() => z.custom<T>((value) => typeof value === 'function', { error: 'must be a function' });
+
+/**
+ * The options as given: the window is checked as the list's own `from` and `to` filters are, and
+ * sent to the list as given (a `Date` goes as its UTC date).
+ */
+const ReconcileOptionsSchema = z.object({
+  // The list's own date filter, required here.
+  from: listParamsShape.from.def.innerType,
+  to: listParamsShape.to,
+  stalePendingAfter: z.optional(z.number().check(z.minimum(0))),
+  store: z.optional(
+    z.custom<Store<unknown, unknown>>((store) => typeof store?.read === 'function' && typeof store.claim === 'function', {
+      error: 'must be a Store from payments-sdk/stores',
+    }),
+  ),
+  isHandled: z.optional(callback<ReconcileWithCheck['isHandled']>()),
+  onEvent: z.optional(callback<NonNullable<ReconcileWithStore<unknown, unknown>['onEvent']>>()),
+  onProgress: z.optional(callback<NonNullable<ReconcileWindow['onProgress']>>()),
+});
+
+/** The instant a bound stands for: a `Date`'s own, a date's first millisecond (its last, for `to`); NaN for neither. */
+function instant(bound: unknown, to: boolean): number {
+  if (bound instanceof Date) return bound.getTime();
+  return typeof bound === 'string' && isCalendarDate(bound) ? Date.parse(bound) + (to ? DAY_MS - 1 : 0) : Number.NaN;
 }
 
-function readBound(value: unknown, name: 'from' | 'to', issues: ValidationIssue[]): Bound | undefined {
-  if (isSendableDate(value)) return { filter: value.toISOString().slice(0, 10), instant: value.getTime() };
-  // `2026-02-30` has the shape of a date but is none: its instant reads back as another day.
-  if (typeof value === 'string' && DAY.test(value) && new Date(Date.parse(value) || 0).toISOString().startsWith(value))
-    return { filter: value };
-  issues.push({ path: [name], message: `must be a "YYYY-MM-DD" date or a valid Date, got ${String(value)}` });
-  return undefined;
-}
-
-/** The checked options, or one {@link InvalidParamsError} naming every bad one. */
+/** The checked options, or one `InvalidParamsError` naming every bad one. */
 function checkOptions(options: ReconcileOptions<unknown, unknown>) {
-  const issues: ValidationIssue[] = [];
-  const { store, isHandled, onEvent, onProgress, stalePendingAfter: stale = DEFAULT_STALE_PENDING_AFTER_MS } = options ?? {};
-  const from = readBound(options?.from, 'from', issues);
-  const to = options?.to === undefined ? undefined : readBound(options.to, 'to', issues);
-  if (from && to && (to.instant ?? Date.parse(`${to.filter}T23:59:59.999Z`)) < (from.instant ?? Date.parse(from.filter)))
-    issues.push({ path: ['to'], message: 'must not be before from' });
-  if (!(stale >= 0 && stale < Number.POSITIVE_INFINITY))
-    issues.push({ path: ['stalePendingAfter'], message: `must be milliseconds ≥ 0, got ${String(stale)}` });
-  if (store && isHandled) issues.push({ path: ['store'], message: 'give store or isHandled, not both' });
-  else if (store ? typeof store.read !== 'function' || typeof store.claim !== 'function' : typeof isHandled !== 'function')
-    issues.push({
-      path: [store ? 'store' : 'isHandled'],
-      message: store ? 'must be a Store from payments-sdk/stores' : 'must be a function, or give a store',
-    });
-  if (onEvent !== undefined && typeof onEvent !== 'function') issues.push({ path: ['onEvent'], message: 'must be a function' });
-  if (issues.length > 0 || !from) throw new InvalidParamsError(issues, 'reconcile options');
-  return { from, to, stale, store, isHandled, onEvent, onProgress };
+  const { from, to, store, isHandled } = options ?? {};
+  const start = instant(from, false);
+  const end = instant(to, true);
+  // What no single field says: a window that ends before it starts, how "handled" is told.
+  const more: ValidationIssue[] = [];
+  if (end < start) more.push({ path: ['to'], message: 'must not be before from' });
+  if (store !== undefined && isHandled !== undefined) more.push({ path: ['store'], message: 'give store or isHandled, not both' });
+  else if (store === undefined && isHandled === undefined)
+    more.push({ path: ['isHandled'], message: 'must be a function, or give a store' });
+  const checked = checkParams(ReconcileOptionsSchema, options, 'reconcile options', more);
+  return { ...checked, start, end, stale: checked.stalePendingAfter ?? DEFAULT_STALE_PENDING_AFTER_MS };
 }
 
-/** Whether a payment's `created_at` lies inside the bounds given as instants (a date bound is the service's to apply). */
-function inWindow(payment: Payment, from: Bound, to: Bound | undefined): boolean {
-  if (from.instant === undefined && to?.instant === undefined) return true;
+type Checked = ReturnType<typeof checkOptions>;
+
+/**
+ * Whether a payment's `created_at` lies inside the window: a `Date` bound is an instant the service's
+ * date filter cannot express, and a date bound is checked too, as the status filter is.
+ */
+function inWindow(payment: Payment, { start, end }: Checked): boolean {
   const created = Date.parse(payment.created_at);
-  // A timestamp that cannot be read is kept: better reported than silently left out.
-  if (Number.isNaN(created)) return true;
-  return (from.instant === undefined || created >= from.instant) && (to?.instant === undefined || created <= to.instant);
+  // A timestamp that cannot be read is kept (every comparison with NaN is false): better reported than
+  // silently left out. So is every payment after `from` when there is no `to` (its end is NaN).
+  return !(created < start || created > end);
 }
 
-/** The uuids of `payments` that `isHandled` answers true for; the payments of a page are asked together. */
-async function handledByCheck(payments: readonly Payment[], isHandled: ReconcileWithCheck['isHandled']): Promise<ReadonlySet<string>> {
-  const answers = await Promise.all(payments.map((payment) => isHandled(payment)));
-  return new Set(payments.filter((_, i) => answers[i] === true).map((payment) => payment.uuid));
-}
-
-/** The uuids of `payments` whose final event `type` the store recorded: one read per page. */
-async function handledInStore(
-  payments: readonly Payment[],
-  type: PaymentFinalEventType,
-  store: Store<unknown, unknown>,
-): Promise<ReadonlySet<string>> {
+/**
+ * Whether each of `payments` was handled: its final event `type` recorded in the store (one read per
+ * page), or `isHandled` answered true (the payments of a page are asked together).
+ */
+async function handledOf(payments: readonly Payment[], type: PaymentFinalEventType, { store, isHandled }: Checked): Promise<boolean[]> {
+  if (!store)
+    return (await Promise.all(payments.map((payment) => (isHandled as ReconcileWithCheck['isHandled'])(payment)))).map(
+      (answer) => answer === true,
+    );
   const records = await storeCall(store, 'read', () => store.read(payments.map((payment) => paymentKey(payment.uuid, type))));
-  return new Set(payments.filter((_, i) => records[i]?.settled === true).map((payment) => payment.uuid));
+  return payments.map((_, i) => records[i]?.settled === true);
 }
 
 /** Handles one missed payment through the store with its made-up event; never throws. */
@@ -215,16 +225,14 @@ async function handleMissed(
 ): Promise<MissedPaymentFinding> {
   const { payment, expectedEvent: type } = finding;
   const event: ReconciledPaymentEvent = { id: `reconciled:${payment.uuid}:${type}`, type, data: payment, reconciled: true };
-  const key = paymentKey(payment.uuid, type);
-  const result = await handleOnce(store, { key }, (context) => onEvent(event, context), {
+  const result = await handleOnce(store, { key: paymentKey(payment.uuid, type) }, (context) => onEvent(event, context), {
     event_id: event.id,
     type,
     at: new Date().toISOString(),
     reconciled: true,
   });
   // 409: a delivery of the same payment is being handled right now; the next run finds it recorded.
-  if (result.status === 200) return { ...finding, handled: true };
-  return { ...finding, handled: false, error: result.error };
+  return result.status === 200 ? { ...finding, handled: true } : { ...finding, handled: false, error: result.error };
 }
 
 /**
@@ -232,7 +240,7 @@ async function handleMissed(
  * `succeeded`, `refunded`, `disputed` or `failed` payment whose final event was never handled, then a
  * `stale` finding for each payment still `pending` or `processing` past `stalePendingAfter`, then a
  * `missed` finding (`payment.succeeded`) for each unhandled payment in a status this SDK does not know. The options are checked at once: an
- * {@link InvalidParamsError} names every bad one before any request.
+ * `InvalidParamsError` names every bad one before any request.
  * @internal Used by `client.payments.reconcile`.
  */
 export function reconcilePayments(
@@ -241,133 +249,93 @@ export function reconcilePayments(
   requestOptions?: RequestOptions,
   telemetry?: Telemetry,
 ): AsyncGenerator<ReconcileFinding, void, undefined> {
-  const checked = checkOptions(options);
-  return telemetry?.onReconcile
-    ? observed(list, checked, requestOptions, telemetry.onReconcile.bind(telemetry))
-    : walk(list, checked, requestOptions);
+  return walk(list, checkOptions(options), requestOptions, telemetry);
 }
 
-// --- telemetry wiring: one observed run, its reads inside it, one report per finding ---
+/** What observes a run without telemetry: its reads run as they are, nothing is reported. */
+const UNOBSERVED: ReconcileObserver = { run: (work) => work(), onFinding() {}, end() {} };
 
-/** {@link walk}, reported as one reconciliation run: each page read inside it, each finding by kind, the payments read. */
-async function* observed(
-  list: ListPayments,
-  checked: ReturnType<typeof checkOptions>,
-  requestOptions: RequestOptions | undefined,
-  onReconcile: NonNullable<Telemetry['onReconcile']>,
-): AsyncGenerator<ReconcileFinding, void, undefined> {
-  const { from, to } = checked;
-  const observer = onReconcile(to === undefined ? { from: boundText(from) } : { from: boundText(from), to: boundText(to) });
-  const progress: ReconcileProgress = { read: 0, total: 0, missed: 0, stale: 0 };
-  let errorType: string | undefined;
-  try {
-    for await (const finding of walk(list, checked, requestOptions, observer, progress)) {
-      observer.onFinding(finding.kind);
-      yield finding;
-    }
-  } catch (error) {
-    errorType = errorTypeOf(error);
-    throw error;
-  } finally {
-    observer.end(errorType === undefined ? { checked: progress.read } : { checked: progress.read, errorType });
-  }
+/** A bound as the merchant gave it, for telemetry: the date, or the instant in ISO 8601. */
+function boundText(bound: DateFilter): string {
+  return bound instanceof Date ? bound.toISOString() : bound;
 }
-
-/** A bound as the merchant gave it: the date, or the instant in ISO 8601. */
-function boundText(bound: Bound): string {
-  return bound.instant === undefined ? bound.filter : new Date(bound.instant).toISOString();
-}
-
-/** `pages`, each page asked for inside `run`, so that its call is part of the observed run. */
-function pagesWithin<T>(pages: AsyncIterable<T>, run: ReconcileObserver['run']): AsyncIterable<T> {
-  return {
-    [Symbol.asyncIterator]() {
-      const iterator = run(() => pages[Symbol.asyncIterator]());
-      return {
-        next: () => run(() => iterator.next()),
-        return: () => run(() => iterator.return?.() ?? Promise.resolve({ done: true as const, value: undefined })),
-      };
-    },
-  };
-}
-
-// --- end telemetry wiring ---
 
 async function* walk(
   list: ListPayments,
-  checked: ReturnType<typeof checkOptions>,
+  checked: Checked,
   requestOptions: RequestOptions | undefined,
-  observer?: ReconcileObserver,
-  progress: ReconcileProgress = { read: 0, total: 0, missed: 0, stale: 0 },
+  telemetry: Telemetry | undefined,
 ): AsyncGenerator<ReconcileFinding, void, undefined> {
-  const { from, to, stale, store, isHandled, onEvent, onProgress } = checked;
-  const params = (status: string | undefined, perPage = PER_PAGE): PaymentListParams => ({
-    ...(status === undefined ? {} : { status }),
-    from: from.filter,
-    ...(to ? { to: to.filter } : {}),
-    per_page: perPage,
-  });
-  const within = <T>(work: () => T): T => (observer ? observer.run(work) : work());
+  const { from, to, stale, store, onEvent, onProgress } = checked;
+  // --- telemetry wiring: one observed run, its reads inside it, one report per finding ---
+  const observer =
+    telemetry?.onReconcile?.(to === undefined ? { from: boundText(from) } : { from: boundText(from), to: boundText(to) }) ?? UNOBSERVED;
+  const run = observer.run.bind(observer);
+  let errorType: string | undefined;
+  // --- end telemetry wiring ---
+  const progress: ReconcileProgress = { read: 0, total: 0, missed: 0, stale: 0 };
+  const params = (status: string | undefined, perPage = PER_PAGE): PaymentListParams => ({ status, from, to, per_page: perPage });
   /** Payments of the window in each status listed so far, as the service counts them (`meta.total`). */
   let listed = 0;
   // Each status's list (`undefined`: every status), page by page, the next page asked for while this
-  // one is checked and its findings handed out.
-  async function* pagesOf(status: string | undefined, keep: (payment: Payment) => boolean = (payment) => payment.status === status) {
+  // one is checked and its findings handed out; progress is told once they all are.
+  async function* pagesOf(status: string | undefined, keep: (payment: Payment) => boolean) {
     let first = true;
-    const pages = observer
-      ? pagesWithin(observer.run(() => list(params(status), requestOptions)).pages(), observer.run.bind(observer))
-      : list(params(status), requestOptions).pages();
-    for await (const page of readAhead(pages)) {
+    for await (const page of readAhead(run(() => list(params(status), requestOptions)).pages(), run)) {
       if (first && status !== undefined) {
         progress.total += page.meta.total;
         listed += page.meta.total;
       }
       first = false;
       // Only what the filter asked for: a service that ignored it must not make every payment a finding.
-      const kept = page.data.filter((payment) => keep(payment) && inWindow(payment, from, to));
+      const kept = page.data.filter((payment) => keep(payment) && inWindow(payment, checked));
       progress.read += status === undefined ? kept.length : page.data.length;
       yield kept;
+      onProgress?.({ ...progress });
     }
   }
-  async function* missed(status: string | undefined, expectedEvent: PaymentFinalEventType, keep?: (payment: Payment) => boolean) {
+  /** A finding, counted and reported. */
+  const found = <F extends ReconcileFinding>(finding: F): F => {
+    progress[finding.kind] += 1;
+    observer.onFinding(finding.kind);
+    return finding;
+  };
+  async function* missed(
+    status: string | undefined,
+    expectedEvent: PaymentFinalEventType,
+    keep = (payment: Payment) => payment.status === status,
+  ) {
     for await (const payments of pagesOf(status, keep)) {
-      if (payments.length > 0) {
-        const handled = store
-          ? await handledInStore(payments, expectedEvent, store)
-          : await handledByCheck(payments, isHandled as ReconcileWithCheck['isHandled']);
-        for (const payment of payments) {
-          if (handled.has(payment.uuid)) continue;
-          progress.missed += 1;
-          const finding: MissedPaymentFinding = { kind: 'missed', payment, expectedEvent };
-          yield store && onEvent ? await handleMissed(finding, store, onEvent) : finding;
-        }
+      const handled = payments.length > 0 ? await handledOf(payments, expectedEvent, checked) : [];
+      for (const [i, payment] of payments.entries()) {
+        if (handled[i]) continue;
+        const finding = found<MissedPaymentFinding>({ kind: 'missed', payment, expectedEvent });
+        yield store && onEvent ? await handleMissed(finding, store, onEvent) : finding;
       }
-      onProgress?.({ ...progress });
     }
   }
 
-  for (const [status, expectedEvent] of FINAL_STATUSES) yield* missed(status, expectedEvent);
-  for (const status of UNSETTLED_STATUSES) {
-    for await (const payments of pagesOf(status)) {
-      const cutoff = Date.now() - stale;
-      for (const payment of payments) {
-        const created = Date.parse(payment.created_at);
-        // Younger than the threshold: the customer may still be confirming. Unreadable: reported.
-        if (created > cutoff) continue;
-        progress.stale += 1;
-        yield { kind: 'stale', payment };
-      }
-      onProgress?.({ ...progress });
+  try {
+    for (const [status, expectedEvent] of FINAL_STATUSES) yield* missed(status, expectedEvent);
+    for (const status of UNSETTLED_STATUSES) {
+      // Younger than the threshold: the customer may still be confirming. Unreadable: reported.
+      const isStale = (payment: Payment) => payment.status === status && !(Date.parse(payment.created_at) > Date.now() - stale);
+      for await (const payments of pagesOf(status, isStale)) for (const payment of payments) yield found({ kind: 'stale', payment });
     }
-  }
-  // A status this SDK does not know cannot be asked for by name. The window's count of every status
-  // against those of the known ones says whether there is any: only then is the window read whole,
-  // for the payments in such a status, each announced by `payment.succeeded` before it moved on.
-  const count = async (status?: string) => (await within(() => list(params(status, 1), requestOptions))).meta.total;
-  for (const status of UNREPORTED_STATUSES) listed += await count(status);
-  const unknown = (await count()) - listed;
-  if (unknown > 0) {
-    progress.total += unknown;
-    yield* missed(undefined, 'payment.succeeded', (payment) => !KNOWN_STATUSES.has(payment.status));
+    // A status this SDK does not know cannot be asked for by name. The window's count of every status
+    // against those of the known ones says whether there is any: only then is the window read whole,
+    // for the payments in such a status, each announced by `payment.succeeded` before it moved on.
+    const count = async (status?: string) => (await run(() => list(params(status, 1), requestOptions))).meta.total;
+    for (const status of UNREPORTED_STATUSES) listed += await count(status);
+    const unknown = (await count()) - listed;
+    if (unknown > 0) {
+      progress.total += unknown;
+      yield* missed(undefined, 'payment.succeeded', (payment) => !KNOWN_STATUSES.has(payment.status));
+    }
+  } catch (error) {
+    errorType = errorTypeOf(error);
+    throw error;
+  } finally {
+    observer.end(errorType === undefined ? { checked: progress.read } : { checked: progress.read, errorType });
   }
 }

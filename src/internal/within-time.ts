@@ -5,13 +5,12 @@
 
 /**
  * `work`, or the error `late()` makes once `ms` have passed. The timer never outlives the race, and
- * `work` settling late is never an unhandled rejection.
+ * `work` settling late is never an unhandled rejection: the race keeps its handler on `work`.
  */
 export function withinTime<T>(work: Promise<T>, ms: number, late: () => Error): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(late()), ms);
   });
-  work.catch(() => {});
   return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
 }

@@ -1,4 +1,5 @@
 import { PaymentsError } from '../core/errors.js';
+import { missingSettingMessage } from '../internal/runtime.js';
 import type { WebhookEvent } from '../webhooks/events.js';
 import { type VerifyWebhookInput, verifyWebhook } from '../webhooks/verify.js';
 
@@ -20,9 +21,11 @@ export class Webhooks {
    */
   verify(input: ClientVerifyWebhookInput): Promise<WebhookEvent> {
     const secret = input.secret ?? this.#secret();
-    if (secret === undefined || (Array.isArray(secret) && secret.length === 0)) {
+    // Said as a missing API key is, with the fix that applies where the code runs (Workers, Deno);
+    // any other bad secret is refused by verifyWebhook.
+    if (secret === undefined) {
       return Promise.reject(
-        new PaymentsError('No webhook secret: pass { webhookSecret } to new PaymentsClient() or set PAYMENTS_WEBHOOK_SECRET.'),
+        new PaymentsError(missingSettingMessage('No webhook secret', 'webhookSecret', 'PAYMENTS_WEBHOOK_SECRET', 'new PaymentsClient()')),
       );
     }
     return verifyWebhook({ ...input, secret });

@@ -5,6 +5,7 @@
  */
 
 import { PaymentsError } from '../core/errors.js';
+import { kind } from '../internal/article.js';
 
 /** A webhook body as received: text or raw bytes (a Node `Buffer` is a `Uint8Array`). */
 export type RawPayload = string | Uint8Array | ArrayBuffer;
@@ -22,22 +23,11 @@ export function rawBytes(payload: unknown): Uint8Array | undefined {
   if (typeof payload === 'string') return encoder.encode(payload);
   if (payload instanceof Uint8Array) return payload;
   if (ArrayBuffer.isView(payload)) return new Uint8Array(payload.buffer, payload.byteOffset, payload.byteLength);
-  if (payload instanceof ArrayBuffer || Object.prototype.toString.call(payload) === '[object ArrayBuffer]') {
-    return new Uint8Array(payload as ArrayBuffer);
-  }
-  return undefined;
+  return Object.prototype.toString.call(payload) === '[object ArrayBuffer]' ? new Uint8Array(payload as ArrayBuffer) : undefined;
 }
 
-/** The payload as bytes, without copying when it already is bytes. Throws for anything but a raw body. */
-export function payloadBytes(payload: RawPayload): Uint8Array {
-  const bytes = rawBytes(payload);
-  if (bytes) return bytes;
-  // Signing `{}` as zero bytes would hand back a signature that never matches what is sent.
-  throw new PaymentsError(
-    `A webhook payload must be the raw body (string, Uint8Array/Buffer or ArrayBuffer), got ${payload === null ? 'null' : typeof payload}. ` +
-      'To sign an object, JSON.stringify it once and send that exact string.',
-  );
-}
+/** What is signed: a string body (hashed as its UTF-8 bytes, never copied into a `Uint8Array` on Node) or the body's bytes. */
+export type SignedBody = string | Uint8Array;
 
 /** The value cached for a secret, made on first use; the oldest entry goes once `KEY_CACHE_MAX` are held. */
 function cachedKey<T>(cache: Map<string, T>, secret: string, make: (secret: string) => T): T {
@@ -50,27 +40,21 @@ function cachedKey<T>(cache: Map<string, T>, secret: string, make: (secret: stri
   return key;
 }
 
+/** The Web Crypto HMAC key of a secret (importKey dominates the cost of small bodies, so it is imported once). */
 function importHmacKey(secret: string): Promise<CryptoKey> {
   return crypto.subtle.importKey('raw', encoder.encode(secret), { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
 }
 
-/** The HMAC key for a secret, imported once and reused (importKey dominates the cost of small bodies). */
-export function hmacKey(secret: string): Promise<CryptoKey> {
-  return cachedKey(keyCache, secret, importHmacKey);
-}
-
-/** Raw HMAC-SHA256 bytes of `payload` under `secret`, with Web Crypto (every runtime). */
-export async function hmacSha256Web(payload: RawPayload, secret: string): Promise<Uint8Array> {
-  const mac = await crypto.subtle.sign('HMAC', await hmacKey(secret), payloadBytes(payload) as Uint8Array<ArrayBuffer>);
-  return new Uint8Array(mac);
+/** Lowercase hex HMAC-SHA256 of `body` under `secret`, with Web Crypto (every runtime). */
+export async function hmacHexWeb(body: SignedBody, secret: string): Promise<string> {
+  const bytes = typeof body === 'string' ? encoder.encode(body) : body;
+  const key = await cachedKey(keyCache, secret, importHmacKey);
+  return toHex(new Uint8Array(await crypto.subtle.sign('HMAC', key, bytes as Uint8Array<ArrayBuffer>)));
 }
 
 /** The `node:crypto` functions used, when the runtime has them. */
 interface NodeHmac {
-  createHmac(
-    algorithm: 'sha256',
-    key: unknown,
-  ): { update(data: Uint8Array | string, encoding?: 'utf8'): { digest(): Uint8Array; digest(encoding: 'hex'): string } };
+  createHmac(algorithm: 'sha256', key: unknown): { update(data: SignedBody): { digest(encoding: 'hex'): string } };
   createSecretKey?(key: string, encoding: 'utf8'): unknown;
 }
 
@@ -106,42 +90,21 @@ function nodeKey(secret: string): unknown {
 }
 
 /**
- * Raw HMAC-SHA256 bytes with `node:crypto`, synchronously; `undefined` where the runtime has no
- * `node:crypto` (then use {@link hmacSha256Web}). Verification on Node then needs no await at all.
+ * Lowercase hex HMAC-SHA256 with `node:crypto`, synchronously; `undefined` where the runtime has no
+ * `node:crypto` (then use {@link hmacHexWeb}). Verification on Node then needs no await at all. The
+ * hex text comes straight from node:crypto, with no buffer made for the 32 bytes; a string body is
+ * hashed as UTF-8 directly. Both paths encode the secret string as UTF-8 and sign the same bytes.
  */
-export function hmacSha256Sync(payload: RawPayload, secret: string): Uint8Array | undefined {
-  return nodeHmacOf(payload, secret)?.digest();
+export function hmacHexSync(body: SignedBody, secret: string): string | undefined {
+  return nodeCrypto()
+    ?.createHmac('sha256', cachedKey(nodeKeyCache, secret, nodeKey))
+    .update(body)
+    .digest('hex');
 }
 
-/**
- * Lowercase hex HMAC-SHA256 with `node:crypto`, synchronously; `undefined` without `node:crypto`.
- * The hex text comes straight from node:crypto: no buffer is made for the 32 bytes.
- */
-export function hmacHexSync(payload: RawPayload, secret: string): string | undefined {
-  return nodeHmacOf(payload, secret)?.digest('hex');
-}
-
-function nodeHmacOf(payload: RawPayload, secret: string) {
-  const node = nodeCrypto();
-  if (!node) return undefined;
-  // Same bytes either way: both encode the secret string as UTF-8 and sign the payload bytes. A string
-  // body is hashed as UTF-8 by node:crypto directly, without a copy into a Uint8Array first.
-  const hmac = node.createHmac('sha256', cachedKey(nodeKeyCache, secret, nodeKey));
-  return typeof payload === 'string' ? hmac.update(payload, 'utf8') : hmac.update(payloadBytes(payload));
-}
-
-/** Raw HMAC-SHA256 bytes of `payload` under `secret`: `node:crypto` where available, else Web Crypto. */
-export async function hmacSha256(payload: RawPayload, secret: string): Promise<Uint8Array> {
-  return hmacSha256Sync(payload, secret) ?? hmacSha256Web(payload, secret);
-}
-
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
-
-/** Lowercase hex of bytes. */
+/** Lowercase hex of bytes (a MAC on edge runtimes, a random id of the testing kit: a few dozen bytes). */
 export function toHex(bytes: Uint8Array): string {
-  let out = '';
-  for (const byte of bytes) out += HEX[byte];
-  return out;
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('');
 }
 
 /**
@@ -151,5 +114,13 @@ export function toHex(bytes: Uint8Array): string {
 export async function signWebhookPayload(payload: RawPayload, secret: string): Promise<string> {
   if (typeof secret !== 'string' || secret.trim() === '')
     throw new PaymentsError("signWebhookPayload: secret must be a non-empty string (the endpoint's whsec_… secret).");
-  return toHex(await hmacSha256(payload, secret));
+  const body = typeof payload === 'string' ? payload : rawBytes(payload);
+  // Signing `{}` as zero bytes would hand back a signature that never matches what is sent.
+  if (body === undefined) {
+    throw new PaymentsError(
+      `signWebhookPayload: the payload must be the raw body (a string, Uint8Array/Buffer or ArrayBuffer), got ${kind(payload)}. ` +
+        'To sign an object, JSON.stringify it once and send that exact string.',
+    );
+  }
+  return hmacHexSync(body, secret) ?? hmacHexWeb(body, secret);
 }

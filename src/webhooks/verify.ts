@@ -8,8 +8,8 @@
 import { PaymentsError, WebhookVerificationError } from '../core/errors.js';
 import { kind } from '../internal/article.js';
 import { parseJson } from '../internal/json.js';
-import { toWebhookEvent, type WebhookEvent } from './events.js';
-import { hmacHexSync, hmacSha256Web, nodeCrypto, type RawPayload, rawBytes, toHex } from './sign.js';
+import { invalidPayload, toWebhookEvent, type WebhookEvent } from './events.js';
+import { hmacHexSync, hmacHexWeb, nodeCrypto, type RawPayload, rawBytes } from './sign.js';
 
 /** Header carrying the signature: lowercase hex HMAC-SHA256 of the raw body. */
 export const SIGNATURE_HEADER = 'x-service-signature';
@@ -65,9 +65,14 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
   // A string body stays a string: hashed as UTF-8 and parsed as is, never encoded then decoded back.
   const raw = typeof payload === 'string' ? payload : rawBytes(payload);
   // `String(req.body)` of a parsed body gives "[object Object]": refused for the same reason.
-  if (raw === undefined || payload === '[object Object]') throw new WebhookVerificationError('invalid_payload', notRawBodyMessage(payload));
+  if (raw === undefined || payload === '[object Object]') {
+    const got = raw === undefined ? kind(payload) : 'the text "[object Object]", a parsed body turned into a string';
+    throw invalidPayload(`it must be the raw body (a string, Uint8Array/Buffer or ArrayBuffer), got ${got}. ${RAW_BODY_HELP}`);
+  }
 
-  const candidates = signatureCandidates(input);
+  // A value read from a header by hand is read as the header is: a repeated header joined with ", "
+  // (or handed over as Node's array) gives several candidates.
+  const candidates = input.signature != null ? splitValues(input.signature) : headerValues(input.headers, SIGNATURE_HEADER);
   if (candidates.length === 0) {
     throw new WebhookVerificationError(
       'missing_signature',
@@ -85,21 +90,20 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
   // node:crypto answers synchronously (no await on Node); Web Crypto is async (edge runtimes).
   const expected = nodeCrypto()
     ? secrets.map((secret) => hmacHexSync(raw, secret) as string)
-    : (await Promise.all(secrets.map((secret) => hmacSha256Web(raw, secret)))).map(toHex);
+    : await Promise.all(secrets.map((secret) => hmacHexWeb(raw, secret)));
   let matched = false;
   for (const mac of expected) for (const candidate of wellFormed) matched = sameHex(mac, candidate) || matched;
   if (!matched) throw new WebhookVerificationError('signature_mismatch', mismatchMessage(secrets));
 
-  const body = parseBody(raw);
+  const event = toWebhookEvent(parseBody(raw));
   const announced = headerValues(input.headers, EVENT_HEADER)[0];
-  const type = typeof body === 'object' && body !== null ? (body as { type?: unknown }).type : undefined;
-  if (announced && typeof type === 'string' && announced !== type) {
+  if (announced && announced !== event.type) {
     throw new WebhookVerificationError(
       'event_type_mismatch',
-      `The X-Service-Event header says ${quote(announced)} but the body's type is ${quote(type)}: the service sends the same value in both.`,
+      `The X-Service-Event header says ${quote(announced)} but the body's type is ${quote(event.type)}: the service sends the same value in both.`,
     );
   }
-  return toWebhookEvent(body) as WebhookEvent;
+  return event as WebhookEvent;
 }
 
 /**
@@ -107,52 +111,37 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
  * (a `PaymentsError`), never a bad delivery. Messages never print a secret.
  */
 export function checkSecrets(secret: unknown, where: string): string[] {
-  const list: unknown[] = typeof secret === 'string' ? [secret] : Array.isArray(secret) ? secret : [];
+  const several = Array.isArray(secret);
+  const list: unknown[] = several ? secret : [secret];
   const bad = list.findIndex((s) => typeof s !== 'string' || s.trim() === '');
   if (list.length > 0 && bad === -1) return list as string[];
+  // What was given instead, in words; never the value itself.
+  const given = list[bad];
+  const got =
+    list.length === 0
+      ? 'an empty array'
+      : `${typeof given === 'string' ? 'a blank string' : kind(given)}${several ? ` at index ${bad}` : given === undefined ? ' (is the environment variable set?)' : ''}`;
   throw new PaymentsError(
     `${where}: \`secret\` must be the endpoint's signing secret ("whsec_…", shown once when the endpoint was created) ` +
-      `or a non-empty array of them; got ${describeBadSecret(secret, list, bad)}.`,
+      `or a non-empty array of them; got ${got}.`,
   );
-}
-
-/** What was given instead of a secret, in words; never the value itself. */
-function describeBadSecret(secret: unknown, list: unknown[], bad: number): string {
-  if (secret === undefined) return 'nothing (is the environment variable set?)';
-  if (!Array.isArray(secret)) return typeof secret === 'string' ? 'a blank string' : kind(secret);
-  if (list.length === 0) return 'an empty array';
-  return `${typeof list[bad] === 'string' ? 'a blank string' : kind(list[bad])} at index ${bad}`;
 }
 
 /** Every value of a header, split on commas (a repeated header arrives joined with ", "). */
 function headerValues(headers: unknown, name: string): string[] {
-  let value: unknown;
-  let list: unknown[] | undefined;
   try {
     if (headers === null || typeof headers !== 'object') return [];
-    if (headers instanceof Map) {
-      list = [];
-      for (const [key, entry] of headers) if (sameName(key, name)) list.push(entry);
-    } else if (typeof (headers as { get?: unknown }).get === 'function') {
-      // A Fetch `Headers` (or a look-alike), whose own lookup ignores case.
-      value = (headers as Headers).get(name);
-    } else {
-      // Node lowercases header names: look the name up first, and scan the keys only when it is absent
-      // (an object a merchant built with 'X-Service-Signature').
-      const record = headers as Record<string, unknown>;
-      value = Object.hasOwn(record, name) ? record[name] : undefined;
-      if (value === undefined) {
-        list = [];
-        for (const key of Object.keys(record)) if (sameName(key, name)) list.push(record[key]);
-      }
-    }
-    if (list) return splitValues(list);
-    // The common case, one value and no comma, without the split below.
-    if (typeof value === 'string' && !value.includes(',')) {
-      const trimmed = value.trim();
-      return trimmed === '' ? [] : [trimmed];
-    }
-    return splitValues([value]);
+    // A Fetch `Headers` (or a look-alike), whose own lookup ignores case.
+    if (typeof (headers as Headers).get === 'function') return splitValues((headers as Headers).get(name));
+    // Node lowercases header names: look the name up first, and scan the keys only when it is absent
+    // (an object a merchant built with 'X-Service-Signature').
+    const record = headers as Record<string, unknown>;
+    return splitValues(
+      record[name] ??
+        Object.keys(record)
+          .filter((key) => key.toLowerCase() === name)
+          .map((key) => record[key]),
+    );
   } catch {
     // Headers that throw when read (a hostile getter, on the object or inside an array value) carry
     // no usable header.
@@ -160,33 +149,19 @@ function headerValues(headers: unknown, name: string): string[] {
   }
 }
 
-/** Header values (strings, numbers, arrays of them) split on commas, trimmed, empty parts dropped. */
-function splitValues(values: readonly unknown[]): string[] {
-  const out: string[] = [];
-  for (const value of values.flat()) {
-    if (typeof value !== 'string' && typeof value !== 'number') continue;
-    for (const part of String(value).split(',')) {
-      const trimmed = part.trim();
-      if (trimmed !== '') out.push(trimmed);
-    }
+/** A header value (a string, a number, or an array of them) split on commas, trimmed, empty parts dropped. */
+function splitValues(value: unknown): string[] {
+  // The common case, one value and no comma, without a split.
+  if (typeof value === 'string' && !value.includes(',')) {
+    const trimmed = value.trim();
+    return trimmed === '' ? [] : [trimmed];
   }
-  return out;
-}
-
-function sameName(key: unknown, name: string): boolean {
-  return typeof key === 'string' && key.toLowerCase() === name;
-}
-
-function signatureCandidates(input: VerifyWebhookInput): string[] {
-  const given: unknown = input.signature;
-  if (given !== undefined && given !== null) {
-    // A value read from a header by hand may still carry a repeated header joined with ", ".
-    if (typeof given !== 'string') {
-      throw new WebhookVerificationError('malformed_signature', `Malformed signature: \`signature\` must be a string, got ${kind(given)}.`);
-    }
-    return splitValues([given]);
-  }
-  return headerValues(input.headers, SIGNATURE_HEADER);
+  if (Array.isArray(value)) return value.flatMap(splitValues);
+  if (typeof value !== 'string' && typeof value !== 'number') return [];
+  return String(value)
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
 }
 
 const HEX64 = /^[0-9a-fA-F]{64}$/;
@@ -204,23 +179,18 @@ function sameHex(expected: string, candidate: string): boolean {
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
+/** The signed body as JSON; it is UTF-8 JSON text whenever the service sent it. */
 function parseBody(raw: string | Uint8Array): unknown {
-  let text: string;
   try {
-    text = typeof raw === 'string' ? raw : decoder.decode(raw);
+    return parseJson(typeof raw === 'string' ? raw : decoder.decode(raw));
   } catch {
-    throw new WebhookVerificationError('invalid_payload', 'Invalid webhook payload: the body is not UTF-8 text.');
-  }
-  try {
-    return parseJson(text);
-  } catch {
-    throw new WebhookVerificationError('invalid_payload', 'Invalid webhook payload: the body is not JSON (the service sends JSON).');
+    throw invalidPayload('the body is not JSON text in UTF-8 (the service sends JSON).');
   }
 }
 
 /** How to keep the raw body, framework by framework: the most common webhook integration bug. */
 export const RAW_BODY_HELP =
-  'Signature verification needs the raw request body, byte for byte as received: ' +
+  'Signature verification needs the raw request body, byte for byte as received (a parsed body, serialised again, never gives the signed bytes back): ' +
   "in Express, mount `express.raw({ type: 'application/json' })` on the webhook route (before any `express.json()`), " +
   'or use `expressWebhook()`, which reads the body itself; ' +
   'in Next.js (App Router) and other fetch-style handlers, pass `await request.text()` (never `request.json()`), ' +
@@ -229,54 +199,35 @@ export const RAW_BODY_HELP =
   '(kept by @koa/bodyparser) or declare the route before the body parser; ' +
   'in Hono, pass `c.req.raw` to `webhookHandler()` or `await c.req.text()` to `verifyWebhook()`.';
 
-function notRawBodyMessage(payload: unknown): string {
-  if (payload === undefined || payload === null) return `No webhook payload was given (got ${String(payload)}). ${RAW_BODY_HELP}`;
-  if (payload === '[object Object]')
-    return `The webhook payload is the text "[object Object]": a parsed body was turned into a string. ${RAW_BODY_HELP}`;
-  const payloadKind = kind(payload);
-  const parsed =
-    typeof payload === 'object'
-      ? ' It looks like a body already parsed as JSON; re-serialising it would not give the signed bytes back.'
-      : '';
-  return `The webhook payload must be the raw body (string, Uint8Array/Buffer or ArrayBuffer), got ${payloadKind}.${parsed} ${RAW_BODY_HELP}`;
-}
-
 function malformedMessage(candidates: string[]): string {
-  const first = candidates[0] ?? '';
-  const shape =
-    first.length !== 64
-      ? `got ${candidates.length > 1 ? `${candidates.length} values, the first of ` : ''}${first.length} character${first.length === 1 ? '' : 's'}`
-      : 'got 64 characters that are not all hexadecimal digits';
-  const prefix = /^[a-z0-9]+=/i.test(first) ? ' Pass the value without a "name=" prefix.' : '';
-  return `Malformed X-Service-Signature: it must be 64 hexadecimal characters, an HMAC-SHA256 in lowercase hex; ${shape}.${prefix}`;
+  const first = candidates[0] as string;
+  const length = `${first.length} character${first.length === 1 ? '' : 's'}${first.length === 64 ? ', not all hexadecimal digits' : ''}`;
+  return (
+    'Malformed X-Service-Signature: it must be 64 hexadecimal characters, an HMAC-SHA256 in lowercase hex; ' +
+    `got ${candidates.length > 1 ? `${candidates.length} values, the first of ` : ''}${length}.` +
+    (/^\w+=/.test(first) ? ' Pass the value without a "name=" prefix.' : '')
+  );
 }
 
 function mismatchMessage(secrets: string[]): string {
-  const tried = secrets.length > 1 ? ` under any of the ${secrets.length} secrets given` : ' under the secret given';
-  const hints: string[] = [];
+  const several = secrets.length > 1;
+  let message =
+    `Webhook signature mismatch: X-Service-Signature is not the HMAC-SHA256 of this body under ${several ? `any of the ${secrets.length} secrets` : 'the secret'} given. ` +
+    'Check that the payload is the raw body exactly as received (a parsed body, serialised again, never gives the signed bytes back), ' +
+    "and that the secret is this endpoint's own signing secret.";
+  // Hints about a secret that cannot be right, naming it by its place, never by its value.
   secrets.forEach((secret, i) => {
-    const which = secrets.length > 1 ? `secret #${i + 1}` : 'the secret';
-    if (secret !== secret.trim()) {
-      hints.push(
-        `Note: ${which} has leading or trailing whitespace, often a newline copied into an environment variable; the whole string is the key, so trim it.`,
-      );
-    }
+    const which = several ? `secret #${i + 1}` : 'the secret';
     const trimmed = secret.trim();
+    if (secret !== trimmed) {
+      message += ` Note: ${which} has leading or trailing whitespace, often a newline copied into an environment variable; the whole string is the key, so trim it.`;
+    }
     if (!trimmed.startsWith('whsec_')) {
-      const looksLikeKey = /^(sk|pk)_/.test(trimmed) || /_(live|test|sandbox)_/.test(trimmed);
-      hints.push(
-        looksLikeKey
-          ? `Note: ${which} does not start with "whsec_" and looks like an API key; use the endpoint's signing secret instead.`
-          : `Note: ${which} does not start with "whsec_": is it the endpoint's signing secret?`,
-      );
+      const apiKey = /^(sk|pk)_|_(live|test|sandbox)_/.test(trimmed) ? ' and looks like an API key' : '';
+      message += ` Note: ${which} does not start with "whsec_"${apiKey}: is it the endpoint's signing secret?`;
     }
   });
-  return (
-    `Webhook signature mismatch: X-Service-Signature is not the HMAC-SHA256 of this body${tried}. ` +
-    'Check that the payload is the raw body exactly as received (a parsed and re-serialised body never matches), ' +
-    "and that the secret is this endpoint's own signing secret (each endpoint has its own)." +
-    (hints.length > 0 ? ` ${hints.join(' ')}` : '')
-  );
+  return message;
 }
 
 function quote(value: string): string {

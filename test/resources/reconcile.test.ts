@@ -172,6 +172,31 @@ describe('payments.reconcile: stale payments and the window', () => {
     expect(wholeDay.map((f) => f.payment.uuid.slice(-1))).toEqual(['2', '1', '3']);
   });
 
+  it('a date window is applied to what the list answers too, as the status filter is', async () => {
+    const base = Date.parse('2026-06-01T00:00:00Z');
+    const at = (h: number) => new Date(base + h * 3_600_000).toISOString();
+    const mock = createMockService({
+      now: base + 72 * 3_600_000,
+      seed: {
+        payments: [
+          { uuid: '00000000-0000-4000-8000-000000000001', status: 'succeeded', created_at: at(-2) },
+          { uuid: '00000000-0000-4000-8000-000000000002', status: 'succeeded', created_at: at(10) },
+          { uuid: '00000000-0000-4000-8000-000000000003', status: 'failed', created_at: at(26) },
+        ],
+      },
+    });
+    // A service that ignores the from/to filters and lists every day.
+    const ignoringDates: typeof fetch = (input, init) => {
+      const url = new URL(input instanceof Request ? input.url : String(input));
+      url.searchParams.delete('from');
+      url.searchParams.delete('to');
+      return mock.fetch(input instanceof Request ? new Request(url, input) : url, init);
+    };
+    const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: ignoringDates, maxRetries: 0 });
+    const findings = await collect(client.payments.reconcile({ from: DAY, to: DAY, isHandled: () => false }));
+    expect(findings.map((f) => f.payment.uuid.slice(-1))).toEqual(['2']);
+  });
+
   it('bad options: one InvalidParamsError naming each, thrown at the call, nothing sent', () => {
     const mock = createMockService();
     const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, maxRetries: 0 });
@@ -187,13 +212,43 @@ describe('payments.reconcile: stale payments and the window', () => {
     try {
       call();
     } catch (error) {
-      const paths = (error as InvalidParamsError).issues.map((i) => i.path.join('.'));
-      expect(paths).toEqual(['from', 'to', 'stalePendingAfter', 'store']);
+      const issues = Object.fromEntries((error as InvalidParamsError).issues.map((i) => [i.path.join('.'), i.message]));
+      expect(issues).toEqual({
+        from: 'must be a "YYYY-MM-DD" date or a valid Date',
+        to: 'must be a "YYYY-MM-DD" date or a valid Date',
+        stalePendingAfter: 'must be ≥ 0, got -1',
+        store: 'give store or isHandled, not both',
+      });
     }
+    // Every callback and the threshold are checked too, in the same error, and a missing window.
+    const callbacks = () =>
+      client.payments.reconcile({
+        store: { read: 'no' },
+        onEvent: 'later',
+        onProgress: 1,
+        stalePendingAfter: Number.POSITIVE_INFINITY,
+      } as never);
+    expect(callbacks).toThrow(InvalidParamsError);
+    try {
+      callbacks();
+    } catch (error) {
+      const issues = Object.fromEntries((error as InvalidParamsError).issues.map((i) => [i.path.join('.'), i.message]));
+      expect(issues).toEqual({
+        from: 'must be a "YYYY-MM-DD" date or a valid Date',
+        store: 'must be a Store from payments-sdk/stores',
+        onEvent: 'must be a function',
+        onProgress: 'must be a function',
+        stalePendingAfter: 'must be a number, got Infinity',
+      });
+    }
+    expect(() => client.payments.reconcile({ from: DAY, isHandled: 'yes' } as never)).toThrow(/isHandled: must be a function/);
     expect(() => client.payments.reconcile({ from: '2026-06-02', to: '2026-06-01', isHandled: () => true })).toThrow(
       /to: must not be before from/,
     );
-    expect(() => client.payments.reconcile({} as never)).toThrow(/from.*isHandled/s);
+    // Nothing at all: the window and how "handled" is told, both named.
+    for (const named of [/from: must be a "YYYY-MM-DD" date/, /isHandled: must be a function, or give a store/]) {
+      expect(() => client.payments.reconcile({} as never)).toThrow(named);
+    }
     expect(() => client.payments.reconcile(undefined as never)).toThrow(InvalidParamsError);
     expect(mock.requests).toEqual([]);
   });

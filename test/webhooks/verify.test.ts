@@ -93,6 +93,13 @@ describe('verifyWebhook: accepted deliveries', () => {
       secret: SECRET,
     });
     expect(event.type).toBe('payment.succeeded');
+    // Read by hand from a Node request, a repeated header is an array or one value joined with ", ".
+    const signature = nodeSignature(body);
+    for (const given of [['0'.repeat(64), signature], `${'0'.repeat(64)}, ${signature}`]) {
+      await expect(verifyWebhook({ payload: body, signature: given as string, secret: SECRET })).resolves.toMatchObject({
+        type: 'payment.succeeded',
+      });
+    }
   });
 
   it('accepts the signature hex in uppercase (the same 32 bytes)', async () => {
@@ -204,9 +211,18 @@ describe('verifyWebhook: every reason', () => {
 
   it('invalid_payload: a parsed object, with how to keep the raw body in Express and Next.js', async () => {
     const headers = deliveryHeaders(body);
-    for (const payload of [JSON.parse(body), [1, 2], null, undefined, 42, '[object Object]']) {
-      const error = await failure({ payload, headers, secret: SECRET });
+    const received: [unknown, string][] = [
+      [JSON.parse(body), 'got an object'],
+      [[1, 2], 'got an array'],
+      [null, 'got null'],
+      [undefined, 'got nothing'],
+      [42, 'got a number'],
+      ['[object Object]', 'got the text "[object Object]", a parsed body turned into a string'],
+    ];
+    for (const [payload, got] of received) {
+      const error = await failure({ payload: payload as string, headers, secret: SECRET });
       expect(error.reason).toBe('invalid_payload');
+      expect(error.message).toContain(`must be the raw body (a string, Uint8Array/Buffer or ArrayBuffer), ${got}.`);
       expect(error.message).toContain("express.raw({ type: 'application/json' })");
       expect(error.message).toContain('await request.text()');
     }
@@ -219,7 +235,8 @@ describe('verifyWebhook: every reason', () => {
       ['"text"', /JSON object/],
       [JSON.stringify({ type: 'payment.succeeded', data: {} }), /id: must be a non-empty string or a number, got nothing/],
       [JSON.stringify({ id: '', type: 'payment.succeeded', data: {} }), /id: must be a non-empty string or a number, got an empty string/],
-      [JSON.stringify({ id: 'e', type: 7, data: {} }), /type: must be a non-empty string, got a number/],
+      [JSON.stringify({ id: 'e', type: 7, data: {} }), /type: must be a string, got number/],
+      [JSON.stringify({ id: 'e', type: '', data: {} }), /type: must have at least 1 character/],
       [JSON.stringify({ id: 'e', type: 'payment.succeeded' }), /data: is required/],
       [eventBody({ data: { ...payment(), gross_amount: 50.5 } }), /data\.gross_amount: must be an integer/],
       [eventBody({ data: { ...payment(), uuid: undefined } }), /data\.uuid: is required/],
@@ -295,11 +312,21 @@ describe('verifyWebhook: secret hints and secrecy', () => {
   });
 
   it('a missing or empty secret is a configuration error (PaymentsError), not a bad delivery', async () => {
-    for (const secret of [undefined, '', '   ', [], ['whsec_ok', ''], [42]] as unknown[]) {
+    const given: [unknown, string][] = [
+      [undefined, 'nothing (is the environment variable set?)'],
+      ['', 'a blank string'],
+      ['   ', 'a blank string'],
+      [7, 'a number'],
+      [[], 'an empty array'],
+      [['whsec_ok', ''], 'a blank string at index 1'],
+      [[42], 'a number at index 0'],
+    ];
+    for (const [secret, got] of given) {
       const error = await verifyWebhook({ payload: body, headers, secret: secret as string }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(PaymentsError);
       expect(error).not.toBeInstanceOf(WebhookVerificationError);
       expect((error as Error).message).toMatch(/secret.*whsec_/);
+      expect((error as Error).message).toContain(`; got ${got}.`);
     }
   });
 });
@@ -321,7 +348,9 @@ describe('client.webhooks.verify', () => {
     delete process.env.PAYMENTS_WEBHOOK_SECRET;
     try {
       const client = new PaymentsClient({ apiKey: 'sk_test_x', baseUrl: 'http://127.0.0.1:9' });
-      await expect(client.webhooks.verify({ payload: '{}', headers: {} })).rejects.toThrow(/webhookSecret.*PAYMENTS_WEBHOOK_SECRET/);
+      await expect(client.webhooks.verify({ payload: '{}', headers: {} })).rejects.toThrow(
+        'No webhook secret: pass { webhookSecret } to new PaymentsClient() or set the PAYMENTS_WEBHOOK_SECRET environment variable.',
+      );
     } finally {
       if (saved !== undefined) process.env.PAYMENTS_WEBHOOK_SECRET = saved;
     }
