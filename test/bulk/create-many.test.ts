@@ -223,13 +223,30 @@ describe('validation of every row before any is sent', () => {
 
   it('refuses bad options naming each', async () => {
     const client = liveClient(payoutMock());
-    const error = await caught(() => client.payouts.createMany([], { batchId: '', concurrency: 0, store: {} as Store }));
+    const error = await caught(() =>
+      client.payouts.createMany([], {
+        batchId: ' ',
+        concurrency: 0,
+        maxRetries: 1.5,
+        leaseMs: 5,
+        resendWindowMs: 25 * 3_600_000,
+        store: {} as Store,
+      }),
+    );
     expect(error).toBeInstanceOf(InvalidParamsError);
-    expect((error as InvalidParamsError).issues.map((i) => i.path.join('.'))).toEqual([
-      'options.batchId',
-      'options.concurrency',
-      'options.store',
+    expect((error as InvalidParamsError).issues).toEqual([
+      { path: ['options', 'batchId'], message: 'must not be empty or blank' },
+      { path: ['options', 'concurrency'], message: 'must be ≥ 1, got 0' },
+      { path: ['options', 'maxRetries'], message: 'must be an integer, got 1.5' },
+      { path: ['options', 'leaseMs'], message: 'must be ≥ 10, got 5' },
+      { path: ['options', 'resendWindowMs'], message: 'must be ≤ 86400000, got 90000000' },
+      { path: ['options', 'store'], message: expect.stringMatching(/^must be a store of payments-sdk\/stores/) },
     ]);
+    const missing = await caught(() => client.payouts.createMany([], undefined as unknown as { batchId: string }));
+    expect((missing as InvalidParamsError).issues).toEqual([{ path: ['options'], message: 'is required' }]);
+    const long = await caught(() => client.payouts.createMany([], { batchId: 'b'.repeat(201), concurrency: 257 }));
+    expect((long as InvalidParamsError).message).toContain('options.batchId: must be at most 200 characters, got 201');
+    expect((long as InvalidParamsError).message).toContain('options.concurrency: must be ≤ 256, got 257');
   });
 });
 
