@@ -33,7 +33,11 @@ export class APIPromise<T> extends Promise<T> {
     raw.catch(() => {});
   }
 
-  /** Derived promises are plain `Promise`s: `then`/`catch` on an APIPromise return a `Promise`. */
+  /**
+   * Derived promises are plain `Promise`s: `then`/`catch`/`finally` on an APIPromise return a
+   * `Promise`. The inherited `catch` and `finally` call {@link then}, as the language defines them,
+   * and `finally` builds its promise with this species (an APIPromise cannot be built from an executor).
+   */
   static override get [Symbol.species]() {
     return Promise;
   }
@@ -53,13 +57,5 @@ export class APIPromise<T> extends Promise<T> {
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
     return this.#parsed().then(onfulfilled, onrejected);
-  }
-
-  override catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
-    return this.#parsed().catch(onrejected);
-  }
-
-  override finally(onfinally?: (() => void) | null): Promise<T> {
-    return this.#parsed().finally(onfinally);
   }
 }
