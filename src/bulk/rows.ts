@@ -41,21 +41,18 @@ export interface BatchItem<R> {
   /** `true` when an earlier run saw the row refused and this one sends it again (`retryFailed`). */
   refusedBefore?: boolean;
   /** What the store's note said of earlier sends when this run claimed the row. */
-  note?: SendNote;
+  note: SendNote;
   /** Set when the row is bad (with `skipInvalid`): it is reported, never sent. */
   invalid?: InvalidParamsError;
 }
 
 /**
- * What a row's earlier sends left in the store (its note): `uncertain` once any send had no known
- * outcome (kept for good), `refused` when the last send was refused before anything was created,
- * with that send's `error`.
+ * What a row's earlier sends left in the store (its note), as the store keeps it: `uncertain` once
+ * any send had no known outcome (kept for good), `refused` when the last send was refused before
+ * anything was created, with that send's `error` (`{ name, message, status? }`). Every release
+ * writes one (`{}` when neither holds): a row claimed again without a note had no release.
  */
-export interface SendNote {
-  uncertain: boolean;
-  refused: boolean;
-  error?: StoreJsonObject;
-}
+export type SendNote = { uncertain?: true; refused?: true; error?: StoreJsonObject };
 
 /** The items to send, and how many rows there are when that is known before sending. */
 export interface PreparedRows<R> {
@@ -162,6 +159,7 @@ export async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>)
         retries: 0,
         throttles: 0,
         notBefore: 0,
+        note: {},
         ...(invalid && { invalid: batchError([invalid]) }),
       };
     }

@@ -242,8 +242,11 @@ export class BatchRun<R extends PayoutCreateParams> {
     this.#failure ??= { error };
   }
 
-  /** Queues the row's result for the consumer and reports progress. */
-  #emit(item: BatchItem<R>, status: BulkStatus, extra: Partial<BulkResult<R>> = {}): void {
+  /**
+   * Queues the row's result for the consumer and reports progress. `recorded`: whether the store
+   * recorded the row's end (`false`: another worker had taken the row over, see `leaseLost`).
+   */
+  #emit(item: BatchItem<R>, status: BulkStatus, extra: Partial<BulkResult<R>> = {}, recorded = true): void {
     this.#ready.push({
       index: item.index,
       key: item.key,
@@ -252,6 +255,7 @@ export class BatchRun<R extends PayoutCreateParams> {
       idempotencyKey: item.idempotencyKey ?? '',
       attempts: item.attempts,
       ...extra,
+      ...(!recorded && { leaseLost: true }),
     });
     this.#progress.done += 1;
     this.#progress[status] += 1;
@@ -266,7 +270,7 @@ export class BatchRun<R extends PayoutCreateParams> {
     status: 'created' | 'replayed' | 'conflict',
     extra: { payout?: Payout; error?: PaymentsError },
   ): Promise<void> {
-    const payout = extra.payout && plainJson({ id: extra.payout.id, status: extra.payout.status });
+    const payout = extra.payout && storedPayout(extra.payout);
     const result: StoreJsonObject = {
       status,
       at: Date.now(),
@@ -275,13 +279,13 @@ export class BatchRun<R extends PayoutCreateParams> {
     };
     const recorded = await this.#store.settle(this.#keyOf(item.key), this.#owner, result);
     this.#held.delete(item.key);
-    this.#emit(item, status, { ...extra, ...(!recorded && { leaseLost: true }) });
+    this.#emit(item, status, extra, recorded);
   }
 
   /** Ends the row's claim without an outcome, leaving `note` for later runs; `false` when another worker took the row. */
   async #release(item: BatchItem<R>, note: SendNote): Promise<boolean> {
     this.#held.delete(item.key);
-    return this.#store.release(this.#keyOf(item.key), this.#owner, noteJson(note));
+    return this.#store.release(this.#keyOf(item.key), this.#owner, note);
   }
 
   /**
@@ -291,8 +295,8 @@ export class BatchRun<R extends PayoutCreateParams> {
    */
   async #uncertain(item: BatchItem<R>, error?: PaymentsError): Promise<void> {
     item.ambiguous = true;
-    const recorded = await this.#release(item, { uncertain: true, refused: false, ...(error && { error: errorInfo(error) }) });
-    this.#emit(item, 'failed', { ...(error && { error }), ...(!recorded && { leaseLost: true }) });
+    const recorded = await this.#release(item, { uncertain: true, ...(error && { error: errorInfo(error) }) });
+    this.#emit(item, 'failed', { ...(error && { error }) }, recorded);
   }
 
   /**
@@ -306,8 +310,8 @@ export class BatchRun<R extends PayoutCreateParams> {
       error.message +=
         ' The service refused this row again under the same Idempotency-Key: it keeps refusing this key. ' +
         'Sending the row anyway needs a new batch id (a new batch), the only way to get a new key; check first that no payout was made for it.';
-    const recorded = await this.#release(item, { uncertain: item.ambiguous === true, refused: true, error: errorInfo(error) });
-    this.#emit(item, 'failed', { error, retryable: item.ambiguous !== true, ...(!recorded && { leaseLost: true }) });
+    const recorded = await this.#release(item, { ...(item.ambiguous && { uncertain: true }), refused: true, error: errorInfo(error) });
+    this.#emit(item, 'failed', { error, retryable: !item.ambiguous }, recorded);
   }
 
   /** Claims a group of rows in one store call, then handles each answer. */
@@ -367,13 +371,13 @@ export class BatchRun<R extends PayoutCreateParams> {
     this.#leaseLost.delete(item.key);
     item.claimedAt = asked;
     const heldHash = record.data?.rowHash;
+    const earlier: SendNote = record.note ?? {};
     if (this.#options.key === undefined && typeof heldHash === 'string' && heldHash !== item.rowHash) {
       // Keyed by position, and the row at this position is not the one recorded (a source read
       // twice that changed in between): never send it under the other row's key.
-      await this.#release(item, noteOf(record));
+      await this.#release(item, earlier);
       throw new BulkRowsChangedError([item.index]);
     }
-    const earlier = noteOf(record);
     // A claim that ended without a release (a worker killed, or frozen past its lease) may have sent.
     if (earlier.uncertain || (record.claims > 1 && record.note === undefined && item.attempts === 0)) item.ambiguous = true;
     if (item.ambiguous && record.age >= this.#windowMs) {
@@ -388,12 +392,8 @@ export class BatchRun<R extends PayoutCreateParams> {
     if (item.attempts === 0 && earlier.refused) {
       if (!this.#retryFailed) {
         const recorded = await this.#release(item, earlier);
-        return this.#emit(item, 'failed', {
-          error: earlierRefusal(earlier, item.idempotencyKey as string),
-          retryable: !item.ambiguous,
-          record,
-          ...(!recorded && { leaseLost: true }),
-        });
+        const error = earlierRefusal(earlier, item.idempotencyKey as string);
+        return this.#emit(item, 'failed', { error, retryable: !item.ambiguous, record }, recorded);
       }
       item.refusedBefore = true;
     }
@@ -425,7 +425,7 @@ export class BatchRun<R extends PayoutCreateParams> {
       // Stopped before this send. A row sent before (waiting to be retried) has no known outcome: it
       // is reported, and left resendable. A row never sent is not reported.
       if (item.attempts > 0) return this.#giveUp(item);
-      await this.#release(item, item.note ?? { uncertain: false, refused: false });
+      await this.#release(item, item.note);
       return;
     }
     let live = !this.#leaseLost.delete(item.key);
@@ -475,8 +475,8 @@ export class BatchRun<R extends PayoutCreateParams> {
   /** A row stopped while waiting for a retry: reported `failed`, its claim dropped with what is known. */
   #giveUp(item: BatchItem<R>): Promise<void> {
     if (item.ambiguous) return this.#uncertain(item, item.lastError);
-    return this.#release(item, item.note ?? { uncertain: false, refused: false }).then((recorded) => {
-      this.#emit(item, 'failed', { ...(item.lastError && { error: item.lastError }), ...(!recorded && { leaseLost: true }) });
+    return this.#release(item, item.note).then((recorded) => {
+      this.#emit(item, 'failed', { ...(item.lastError && { error: item.lastError }) }, recorded);
     });
   }
 
@@ -606,35 +606,17 @@ function errorInfo(error: PaymentsError): StoreJsonObject {
   return { name: error.name, message: error.message, ...(error instanceof APIError && { status: error.status }) };
 }
 
-/** What a record's note says of the row's earlier sends. */
-function noteOf(record: StoreRecord): SendNote {
-  const note = record.note;
-  const error = note?.error;
-  return {
-    uncertain: note?.uncertain === true,
-    refused: note?.refused === true,
-    ...(error !== null && typeof error === 'object' && !Array.isArray(error) && { error }),
-  };
-}
-
-/** The note as stored: only the flags that are set. */
-function noteJson(note: SendNote): StoreJsonObject {
-  return { ...(note.uncertain && { uncertain: true }), ...(note.refused && { refused: true }), ...(note.error && { error: note.error }) };
-}
-
-/** `value` without its `undefined` members, as a store keeps it. */
-function plainJson(value: Record<string, unknown>): StoreJsonObject {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as StoreJsonObject;
+/** The payout as a settled row's result keeps it: its id and status, those it has. */
+function storedPayout({ id, status }: Payout): StoreJsonObject {
+  return { ...(id !== undefined && { id }), ...(status !== undefined && { status }) };
 }
 
 /** The error of a row an earlier run saw refused, reported without a send. */
 function earlierRefusal(note: SendNote, idempotencyKey: string): PaymentsError {
-  const error = note.error;
-  const what = error
-    ? `${String(error.name ?? 'refused')}${error.status !== undefined ? ` ${String(error.status)}` : ''}: ${String(error.message ?? '')}`
-    : 'refused';
+  const { name, status, message } = note.error ?? {};
   const refusal = new PaymentsError(
-    `An earlier run's send of this row was refused before anything was created (${what}). Once the cause is fixed, rerun with retryFailed to send it again under the same Idempotency-Key.`,
+    `An earlier run's send of this row was refused before anything was created (${name}${status === undefined ? '' : ` ${status}`}: ${message}). ` +
+      'Once the cause is fixed, rerun with retryFailed to send it again under the same Idempotency-Key.',
   );
   refusal.idempotencyKey = idempotencyKey;
   return refusal;
