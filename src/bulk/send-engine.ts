@@ -167,26 +167,30 @@ export class BatchRun<R extends PayoutCreateParams> {
       for (const item of this.#held.values()) {
         if (item.renewing) continue;
         item.renewing = true;
-        const asked = processNow();
-        // A renew that throws at once becomes a rejection: nothing may throw out of the timer.
-        Promise.resolve()
-          .then(() => this.#store.renew(this.#keyOf(item.key), this.#owner, this.#leaseMs))
-          .then(
-            (held) => {
-              if (this.#held.get(item.key) !== item) return;
-              if (held) item.claimedAt = Math.max(item.claimedAt ?? 0, asked);
-              else {
-                this.#held.delete(item.key);
-                this.#leaseLost.add(item.key);
-              }
-            },
-            () => {},
-          )
+        this.#renew(item)
+          .then((held) => {
+            if (!held && this.#held.get(item.key) === item) {
+              this.#held.delete(item.key);
+              this.#leaseLost.add(item.key);
+            }
+          }, noop)
           .finally(() => {
             item.renewing = false;
           });
       }
     }, this.#leaseMs / 3);
+  }
+
+  /**
+   * Renews the row's claim; `true` when it is still this run's. A renewal granted moves the row's
+   * claim time to when it was asked (on this worker's clock, read before the request). A renew that
+   * throws at once becomes a rejection.
+   */
+  async #renew(item: BatchItem<R>): Promise<boolean> {
+    const asked = processNow();
+    const held = await this.#store.renew(this.#keyOf(item.key), this.#owner, this.#leaseMs);
+    if (held) item.claimedAt = Math.max(item.claimedAt ?? 0, asked);
+    return held;
   }
 
   /** `true` from {@link start} until the rows stop coming: more results may still be queued. */
@@ -286,17 +290,6 @@ export class BatchRun<R extends PayoutCreateParams> {
   async #release(item: BatchItem<R>, note: SendNote): Promise<boolean> {
     this.#held.delete(item.key);
     return this.#store.release(this.#keyOf(item.key), this.#owner, note);
-  }
-
-  /**
-   * A send of the row had no known outcome in the end (no answer, a 5xx, an unreadable 2xx): the
-   * payout may exist. The claim is dropped with `uncertain` kept for good; a rerun resends the same
-   * key while the service still knows it.
-   */
-  async #uncertain(item: BatchItem<R>, error?: PaymentsError): Promise<void> {
-    item.ambiguous = true;
-    const recorded = await this.#release(item, { uncertain: true, ...(error && { error: errorInfo(error) }) });
-    this.#emit(item, 'failed', { ...(error && { error }) }, recorded);
   }
 
   /**
@@ -428,42 +421,26 @@ export class BatchRun<R extends PayoutCreateParams> {
       await this.#release(item, item.note);
       return;
     }
-    let live = !this.#leaseLost.delete(item.key);
-    if (live && processNow() - (item.claimedAt ?? 0) > this.#leaseMs / 2) {
-      const asked = processNow();
-      live = await this.#store.renew(this.#keyOf(item.key), this.#owner, this.#leaseMs).catch((error: unknown) => {
-        this.#giveBackSlot();
-        throw error;
-      });
-      if (live) item.claimedAt = asked;
-    }
-    if (!live) {
-      // Its lease was lost while it waited: another worker may have sent it, or be sending it. The
-      // send slot goes back, and the row through the claim again.
-      this.#held.delete(item.key);
-      this.#giveBackSlot();
-      return this.#defer(item, 0);
-    }
-    item.attempts += 1;
-    // The slot goes back once the answer has reached the limiter: a throttle pauses the next send.
-    let slot = true;
-    const free = () => {
-      if (slot) this.#giveBackSlot();
-      slot = false;
-    };
+    // The slot goes back once the answer has reached the limiter (a throttle pauses the next send),
+    // before the row's outcome is recorded. A renewal that fails (a store that cannot be written)
+    // goes through #afterFailedSend, which throws it again.
     try {
+      let live = !this.#leaseLost.delete(item.key);
+      if (live && processNow() - (item.claimedAt ?? 0) > this.#leaseMs / 2) live = await this.#renew(item);
+      if (!live) {
+        // Its lease was lost while it waited: another worker may have sent it, or be sending it. The
+        // send slot goes back, and the row through the claim again.
+        this.#held.delete(item.key);
+        return this.#defer(item, 0);
+      }
+      item.attempts += 1;
       const { data, replayed } = await this.#sender.send(item.row, item.idempotencyKey as string);
       this.#limiter.succeeded();
-      free();
-      return await this.#settle(item, replayed ? 'replayed' : 'created', { payout: data });
+      return this.#settle(item, replayed ? 'replayed' : 'created', { payout: data });
     } catch (error) {
-      try {
-        const end = this.#afterFailedSend(item, error, epoch);
-        free();
-        if (end) return await end;
-      } finally {
-        free();
-      }
+      return this.#afterFailedSend(item, error, epoch);
+    } finally {
+      this.#giveBackSlot();
     }
   }
 
@@ -472,12 +449,16 @@ export class BatchRun<R extends PayoutCreateParams> {
     this.#changes.notify();
   }
 
-  /** A row stopped while waiting for a retry: reported `failed`, its claim dropped with what is known. */
-  #giveUp(item: BatchItem<R>): Promise<void> {
-    if (item.ambiguous) return this.#uncertain(item, item.lastError);
-    return this.#release(item, item.note).then((recorded) => {
-      this.#emit(item, 'failed', { ...(item.lastError && { error: item.lastError }) }, recorded);
-    });
+  /**
+   * A row sent without a known outcome in the end (retries spent, the run stopped while it waited
+   * for one, or an answer that proves nothing): reported `failed`, its claim dropped with what is
+   * known. Once a send may have created the payout (no answer, a 5xx, an unreadable 2xx), the note
+   * says `uncertain`, kept for good: a rerun resends the same key while the service still knows it.
+   * A row only ever rate-limited (429: not processed) keeps the note it had.
+   */
+  async #giveUp(item: BatchItem<R>, error = item.lastError): Promise<void> {
+    const note = item.ambiguous ? { uncertain: true as const, ...(error && { error: errorInfo(error) }) } : item.note;
+    this.#emit(item, 'failed', { ...(error && { error }) }, await this.#release(item, note));
   }
 
   /**
@@ -537,7 +518,8 @@ export class BatchRun<R extends PayoutCreateParams> {
     }
     if (error instanceof APIError && REFUSED_BEFORE_CREATION.includes(status)) return this.#refused(item, error);
     // Another answer (another 4xx, a 2xx of an unexpected shape): whether a payout was made is unknown.
-    return this.#uncertain(item, error);
+    item.ambiguous = true;
+    return this.#giveUp(item, error);
   }
 
   /**
