@@ -57,10 +57,12 @@ export class BatchRun<R extends PayoutCreateParams> {
   readonly #windowMs: number;
   readonly #retryFailed: boolean;
   readonly #groupSize: number;
-  /** Rows this run holds a claim on (waiting for a send slot, sending, or waiting for a retry), by row key. */
+  /**
+   * Rows this run holds a claim on (waiting for a send slot, sending, or waiting for a retry), by row
+   * key. A row whose renewal answered that its lease was lost leaves it, and is claimed again before
+   * it may be sent.
+   */
   readonly #held = new Map<string, BatchItem<R>>();
-  /** Held rows whose renewal answered that the lease was lost: claimed again before they may be sent. */
-  readonly #leaseLost = new Set<string>();
   #renewal: ReturnType<typeof setInterval> | undefined;
   /** Identifies this run to the store (one per `createMany` call). */
   readonly #owner: string;
@@ -169,10 +171,7 @@ export class BatchRun<R extends PayoutCreateParams> {
         item.renewing = true;
         this.#renew(item)
           .then((held) => {
-            if (!held && this.#held.get(item.key) === item) {
-              this.#held.delete(item.key);
-              this.#leaseLost.add(item.key);
-            }
+            if (!held && this.#held.get(item.key) === item) this.#held.delete(item.key);
           }, noop)
           .finally(() => {
             item.renewing = false;
@@ -361,7 +360,6 @@ export class BatchRun<R extends PayoutCreateParams> {
       return this.#defer(item, Math.min(1000, this.#leaseMs / 4));
     }
     this.#held.set(item.key, item);
-    this.#leaseLost.delete(item.key);
     item.claimedAt = asked;
     const heldHash = record.data?.rowHash;
     const earlier: SendNote = record.note ?? {};
@@ -425,7 +423,8 @@ export class BatchRun<R extends PayoutCreateParams> {
     // before the row's outcome is recorded. A renewal that fails (a store that cannot be written)
     // goes through #afterFailedSend, which throws it again.
     try {
-      let live = !this.#leaseLost.delete(item.key);
+      // No longer held: a renewal answered that its lease was lost.
+      let live = this.#held.has(item.key);
       if (live && processNow() - (item.claimedAt ?? 0) > this.#leaseMs / 2) live = await this.#renew(item);
       if (!live) {
         // Its lease was lost while it waited: another worker may have sent it, or be sending it. The
