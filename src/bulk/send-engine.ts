@@ -66,7 +66,16 @@ export class BatchRun<R extends PayoutCreateParams> {
   #renewal: ReturnType<typeof setInterval> | undefined;
   /** Identifies this run to the store (one per `createMany` call). */
   readonly #owner: string;
-  readonly #progress: BulkProgress;
+  /** Rows with a result so far (`done`), by status, and the rows of the batch when known (`total`). */
+  readonly #progress: Omit<BulkProgress, 'inFlight' | 'concurrency'> = {
+    done: 0,
+    created: 0,
+    replayed: 0,
+    skipped: 0,
+    failed: 0,
+    conflict: 0,
+    needs_reconciliation: 0,
+  };
   /** Results the consumer has not taken yet, oldest first. */
   readonly #ready: BulkResult<R>[] = [];
   /** Rows waiting to be claimed again (a retry, another worker's lease), each until its `notBefore`. */
@@ -100,17 +109,6 @@ export class BatchRun<R extends PayoutCreateParams> {
     this.#windowMs = options.resendWindowMs ?? 23 * HOUR_MS;
     this.#retryFailed = options.retryFailed === true;
     this.#owner = globalThis.crypto.randomUUID();
-    this.#progress = {
-      done: 0,
-      created: 0,
-      replayed: 0,
-      skipped: 0,
-      failed: 0,
-      conflict: 0,
-      needs_reconciliation: 0,
-      inFlight: 0,
-      concurrency: this.#limiter.current,
-    };
     this.#signal?.addEventListener('abort', this.#changes.notify);
   }
 
@@ -216,7 +214,7 @@ export class BatchRun<R extends PayoutCreateParams> {
 
   /** Counts by status, and whether the signal stopped the run. */
   summary(): BulkSummary {
-    const { inFlight: _i, concurrency: _c, total: _t, done, ...counts } = this.#progress;
+    const { total: _t, done, ...counts } = this.#progress;
     return { total: done, ...counts, aborted: this.#aborted };
   }
 
@@ -262,8 +260,7 @@ export class BatchRun<R extends PayoutCreateParams> {
     });
     this.#progress.done += 1;
     this.#progress[status] += 1;
-    this.#progress.concurrency = this.#limiter.current;
-    this.#options.onProgress?.({ ...this.#progress });
+    this.#options.onProgress?.({ ...this.#progress, inFlight: this.#sending, concurrency: this.#limiter.current });
     this.#changes.notify();
   }
 
@@ -444,7 +441,7 @@ export class BatchRun<R extends PayoutCreateParams> {
   }
 
   #giveBackSlot(): void {
-    this.#progress.inFlight = --this.#sending;
+    this.#sending -= 1;
     this.#changes.notify();
   }
 
@@ -481,7 +478,6 @@ export class BatchRun<R extends PayoutCreateParams> {
           const ms = this.#limiter.wait();
           if (ms === 0) {
             this.#sending += 1;
-            this.#progress.inFlight = this.#sending;
             return true;
           }
           await this.#changes.wait(ms);
