@@ -39,16 +39,11 @@ export async function* runBatch<R extends PayoutCreateParams>(
   try {
     const prepared = await prepareRows(rows, o);
     const sent = observer ? observer.run(() => run.start(prepared)) : run.start(prepared);
-    for (;;) {
-      const result = run.takeResult();
-      if (result) {
-        observer?.onRow(result.status);
-        yield result;
-      } else if (run.pumping) await run.changed();
-      else break;
+    for await (const result of run.results()) {
+      observer?.onRow(result.status);
+      yield result;
     }
     await sent;
-    if (run.failure) throw run.failure.error;
     outcome.resolve(run.summary());
     finished = true;
   } catch (error) {

@@ -114,7 +114,7 @@ export class BatchRun<R extends PayoutCreateParams> {
 
   /**
    * Starts sending the rows. Resolves once every row started has a result, or the run stopped; never
-   * rejects: an error stops the run and becomes its {@link failure}.
+   * rejects: an error stops the run, and {@link results} throws it.
    */
   start(rows: PreparedRows<R>): Promise<void> {
     this.#progress.total = rows.total;
@@ -190,26 +190,21 @@ export class BatchRun<R extends PayoutCreateParams> {
     return held;
   }
 
-  /** `true` from {@link start} until the rows stop coming: more results may still be queued. */
-  get pumping(): boolean {
-    return this.#pumping;
-  }
-
-  /** Why the run stopped before its end (a store that cannot be written, a bug), if it did. */
-  get failure(): { error: unknown } | undefined {
-    return this.#failure;
-  }
-
-  /** The oldest result the consumer has not taken yet, if any; taking one makes room for more sends. */
-  takeResult(): BulkResult<R> | undefined {
-    const result = this.#ready.shift();
-    if (result) this.#changes.notify();
-    return result;
-  }
-
-  /** Resolves at the run's next change: a result, a finished send, an abort, the end. */
-  changed(): Promise<void> {
-    return this.#changes.wait();
+  /**
+   * Yields each result as the consumer takes it (taking one makes room for more sends), until the
+   * run started by {@link start} ends; then throws why it stopped before its end (a store that
+   * cannot be written, a bug), if it did.
+   */
+  async *results(): AsyncGenerator<BulkResult<R>> {
+    for (;;) {
+      const result = this.#ready.shift();
+      if (result) {
+        this.#changes.notify();
+        yield result;
+      } else if (this.#pumping) await this.#changes.wait();
+      else break;
+    }
+    if (this.#failure) throw this.#failure.error;
   }
 
   /** Counts by status, and whether the signal stopped the run. */
