@@ -38,17 +38,13 @@ export class PayoutBatch<R extends PayoutCreateParams = PayoutCreateParams> impl
   [Symbol.asyncIterator](): AsyncIterator<BulkResult<R>> {
     if (this.#started) throw new PaymentsError('This batch already ran: call createMany again to rerun it.');
     this.#started = true;
-    return this.#run();
+    return runBatch(this.#rows, this.#options, this.#sender, this.#settle);
   }
 
   /** Counts by status once every row has a result. Runs the batch when nobody iterates it. */
   async summary(): Promise<BulkSummary> {
     if (!this.#started) for await (const _ of this);
     return this.#finished;
-  }
-
-  async *#run(): AsyncGenerator<BulkResult<R>> {
-    yield* runBatch(this.#rows, this.#options, this.#sender, this.#settle);
   }
 }
 
