@@ -17,7 +17,7 @@ import {
 import { describe, expect, it } from 'vitest';
 import { AdaptiveConcurrency } from '../../src/bulk/concurrency.js';
 import { memoryStore } from '../../src/stores/memory.js';
-import type { Store } from '../../src/stores/store.js';
+import { type Store, storeKey } from '../../src/stores/store.js';
 import { agedStore, allPayouts, countByRow, liveClient, loggedStore, payoutMock, row, rows } from '../helpers/bulk.js';
 import { collect, posts, statuses } from '../helpers/bulk-results.js';
 import { caught } from '../helpers/caught.js';
@@ -41,6 +41,24 @@ describe('derived Idempotency-Keys', () => {
       expect(derived).toMatch(/^bulk1_[0-9a-f]{64}$/);
     }
     expect(await bulkIdempotencyKey('a:b', 'c')).not.toBe(await bulkIdempotencyKey('a', 'b:c'));
+  });
+
+  it("keep with each row's first claim the hex SHA-256 of its JSON with object keys sorted at every depth, recomputed here", async () => {
+    const store = memoryStore();
+    // Fields built in another order than the sorted one, nested ones too; arrays keep their order.
+    const built = {
+      reference: 'emp-0',
+      destination: { type: 'mobile_money', phone: '221771234567', provider: 'orange', country: 'SEN' },
+      currency: 'XOF',
+      amount: 1000,
+      metadata: { z: [2, 1], a: { y: 1, b: 2 } },
+    };
+    await liveClient(payoutMock()).payouts.createMany([built], { batchId: 'hash', store }).summary();
+    const canonical =
+      '{"amount":1000,"currency":"XOF","destination":{"country":"SEN","phone":"221771234567","provider":"orange","type":"mobile_money"},' +
+      '"metadata":{"a":{"b":2,"y":1},"z":[2,1]},"reference":"emp-0"}';
+    const [record] = await store.read([storeKey('bulk', 'hash', '0')]);
+    expect(record?.data?.rowHash).toBe(createHash('sha256').update(canonical).digest('hex'));
   });
 
   it('are the ones sent, one per row, the same on every attempt', async () => {
