@@ -35,8 +35,8 @@ export interface ClaimOutcome {
   written: HeldRecord[];
 }
 
-/** A copy of a JSON object, so that no caller shares the objects a store keeps. */
-export function copyJson<T extends StoreJsonObject | undefined>(value: T): T {
+/** A copy of a JSON object (its `undefined` members left out), so that no caller shares the objects a store keeps. */
+export function copyJson<T extends object | undefined>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
@@ -215,10 +215,14 @@ export class RecordTable {
 
 /** A record as callers see it: copies of its objects, its age, and its owner only while the lease is live. */
 export function view(record: HeldRecord, now: number): StoreRecord {
-  const out: StoreRecord = { key: record.key, claims: record.claims, age: Math.max(0, now - record.firstAt), settled: record.settled };
-  if (record.data !== undefined) out.data = copyJson(record.data);
-  if (record.result !== undefined) out.result = copyJson(record.result);
-  if (record.note !== undefined) out.note = copyJson(record.note);
-  if (record.owner !== undefined && (record.leaseUntil ?? 0) > now) out.owner = record.owner;
-  return out;
+  const { key, claims, settled, data, result, note, owner } = record;
+  return {
+    key,
+    claims,
+    age: Math.max(0, now - record.firstAt),
+    settled,
+    // One copy of the three objects; JSON leaves out those the record does not have.
+    ...copyJson({ data, result, note }),
+    ...(owner !== undefined && (record.leaseUntil ?? 0) > now && { owner }),
+  };
 }
