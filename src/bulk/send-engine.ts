@@ -48,14 +48,9 @@ const REFUSED_BEFORE_CREATION = [400, 401, 403, 422];
 export class BatchRun<R extends PayoutCreateParams> {
   readonly #options: CreateManyOptions<R>;
   readonly #sender: BulkSender;
-  readonly #batchId: string;
-  readonly #signal: AbortSignal | undefined;
   readonly #store: Store<unknown, unknown>;
   readonly #limiter: AdaptiveConcurrency;
-  readonly #maxRetries: number;
   readonly #leaseMs: number;
-  readonly #windowMs: number;
-  readonly #retryFailed: boolean;
   readonly #groupSize: number;
   /**
    * Rows this run holds a claim on (waiting for a send slot, sending, or waiting for a retry), by row
@@ -98,18 +93,13 @@ export class BatchRun<R extends PayoutCreateParams> {
   constructor(options: CreateManyOptions<R>, sender: BulkSender, store: Store<unknown, unknown>) {
     this.#options = options;
     this.#sender = sender;
-    this.#batchId = options.batchId;
-    this.#signal = options.signal;
     this.#store = store;
     const concurrency = options.concurrency ?? 4;
     this.#limiter = new AdaptiveConcurrency(concurrency);
     this.#groupSize = Math.min(GROUP_MAX, Math.max(GROUP_MIN, 4 * concurrency));
-    this.#maxRetries = options.maxRetries ?? sender.maxRetries;
     this.#leaseMs = options.leaseMs ?? 30_000;
-    this.#windowMs = options.resendWindowMs ?? 23 * HOUR_MS;
-    this.#retryFailed = options.retryFailed === true;
     this.#owner = globalThis.crypto.randomUUID();
-    this.#signal?.addEventListener('abort', this.#changes.notify);
+    this.#options.signal?.addEventListener('abort', this.#changes.notify);
   }
 
   /**
@@ -132,7 +122,7 @@ export class BatchRun<R extends PayoutCreateParams> {
 
   /** The store key of row `rowKey`. */
   #keyOf(rowKey: string): string {
-    return storeKey('bulk', this.#batchId, rowKey);
+    return storeKey('bulk', this.#options.batchId, rowKey);
   }
 
   /**
@@ -224,13 +214,13 @@ export class BatchRun<R extends PayoutCreateParams> {
     const failure = this.#failure;
     this.#changes.notify();
     while (this.#inFlight > 0) await this.#changes.wait();
-    this.#signal?.removeEventListener('abort', this.#changes.notify);
+    this.#options.signal?.removeEventListener('abort', this.#changes.notify);
     clearInterval(this.#renewal);
     return failure.error;
   }
 
   #stopped(): boolean {
-    return this.#failure !== undefined || this.#signal?.aborted === true;
+    return this.#failure !== undefined || this.#options.signal?.aborted === true;
   }
 
   /** Stops the run with `error`, unless it has already stopped: the first error is the run's. */
@@ -300,7 +290,7 @@ export class BatchRun<R extends PayoutCreateParams> {
 
   /** Claims a group of rows in one store call, then handles each answer. */
   async #claimGroup(items: BatchItem<R>[]): Promise<void> {
-    for (const item of items) item.idempotencyKey ??= await bulkIdempotencyKey(this.#batchId, item.key);
+    for (const item of items) item.idempotencyKey ??= await bulkIdempotencyKey(this.#options.batchId, item.key);
     // The claim's time on this worker's clock, read before the request: a duration from it is never
     // shorter than the lease the store granted. The clock counts the time a suspended machine slept
     // (the monotonic one does not), so a row held across a suspend is renewed before it is sent.
@@ -363,7 +353,7 @@ export class BatchRun<R extends PayoutCreateParams> {
     }
     // A claim that ended without a release (a worker killed, or frozen past its lease) may have sent.
     if (earlier.uncertain || (record.claims > 1 && record.note === undefined && item.attempts === 0)) item.ambiguous = true;
-    if (item.ambiguous && record.age >= this.#windowMs) {
+    if (item.ambiguous && record.age >= (this.#options.resendWindowMs ?? 23 * HOUR_MS)) {
       await this.#release(item, { ...earlier, uncertain: true });
       const error = new PaymentsError(
         `First claimed ${(record.age / HOUR_MS).toFixed(1)} hours ago (by the store's clock) and sent without a known outcome: ` +
@@ -373,7 +363,7 @@ export class BatchRun<R extends PayoutCreateParams> {
       return this.#emit(item, 'needs_reconciliation', { error, record });
     }
     if (item.attempts === 0 && earlier.refused) {
-      if (!this.#retryFailed) {
+      if (this.#options.retryFailed !== true) {
         const recorded = await this.#release(item, earlier);
         const error = earlierRefusal(earlier, item.idempotencyKey as string);
         return this.#emit(item, 'failed', { error, retryable: !item.ambiguous, record }, recorded);
@@ -500,7 +490,8 @@ export class BatchRun<R extends PayoutCreateParams> {
       item.lastError = error;
       // Only a rate limit says the request was not processed; the others leave it unknown.
       if (status !== 429) item.ambiguous = true;
-      if ((throttle ? item.throttles++ < MAX_THROTTLES : item.retries++ < this.#maxRetries) && !this.#stopped()) {
+      const again = throttle ? item.throttles++ < MAX_THROTTLES : item.retries++ < (this.#options.maxRetries ?? this.#sender.maxRetries);
+      if (again && !this.#stopped()) {
         this.#defer(item, throttle ? waitMs : backoffDelay(item.retries, this.#options.retryBackoff));
         return undefined;
       }
@@ -550,7 +541,7 @@ export class BatchRun<R extends PayoutCreateParams> {
       else await this.#changes.wait(this.#untilNextDueRow(now));
     }
     while (this.#inFlight > 0) await this.#changes.wait();
-    if (this.#signal?.aborted && !this.#failure) {
+    if (this.#options.signal?.aborted && !this.#failure) {
       this.#aborted = true;
       // Rows waiting for a retry were sent without a known outcome: reported, and left resendable.
       // Rows never sent are not reported.
