@@ -267,10 +267,14 @@ export class BatchRun<R extends PayoutCreateParams> {
     this.#emit(item, status, extra, recorded);
   }
 
-  /** Ends the row's claim without an outcome, leaving `note` for later runs; `false` when another worker took the row. */
-  async #release(item: BatchItem<R>, note: SendNote): Promise<boolean> {
+  /**
+   * Ends the row's claim without an outcome, leaving `note` for later runs, then reports the row as
+   * `status` (when given), `leaseLost` if another worker had taken it.
+   */
+  async #release(item: BatchItem<R>, note: SendNote, status?: BulkStatus, extra?: Partial<BulkResult<R>>): Promise<void> {
     this.#held.delete(item.key);
-    return this.#store.release(this.#keyOf(item.key), this.#owner, note);
+    const recorded = await this.#store.release(this.#keyOf(item.key), this.#owner, note);
+    if (status) this.#emit(item, status, extra, recorded);
   }
 
   /**
@@ -284,8 +288,8 @@ export class BatchRun<R extends PayoutCreateParams> {
       error.message +=
         ' The service refused this row again under the same Idempotency-Key: it keeps refusing this key. ' +
         'Sending the row anyway needs a new batch id (a new batch), the only way to get a new key; check first that no payout was made for it.';
-    const recorded = await this.#release(item, { ...(item.ambiguous && { uncertain: true }), refused: true, error: errorInfo(error) });
-    this.#emit(item, 'failed', { error, retryable: !item.ambiguous }, recorded);
+    const note: SendNote = { ...(item.ambiguous && { uncertain: true }), refused: true, error: errorInfo(error) };
+    return this.#release(item, note, 'failed', { error, retryable: !item.ambiguous });
   }
 
   /** Claims a group of rows in one store call, then handles each answer. */
@@ -354,19 +358,17 @@ export class BatchRun<R extends PayoutCreateParams> {
     // A claim that ended without a release (a worker killed, or frozen past its lease) may have sent.
     if (earlier.uncertain || (record.claims > 1 && record.note === undefined && item.attempts === 0)) item.ambiguous = true;
     if (item.ambiguous && record.age >= (this.#options.resendWindowMs ?? 23 * HOUR_MS)) {
-      await this.#release(item, { ...earlier, uncertain: true });
       const error = new PaymentsError(
         `First claimed ${(record.age / HOUR_MS).toFixed(1)} hours ago (by the store's clock) and sent without a known outcome: ` +
           "too long ago for the service's 24-hour Idempotency-Key retention, so it is not resent. Check whether the payout exists.",
       );
       error.idempotencyKey = item.idempotencyKey;
-      return this.#emit(item, 'needs_reconciliation', { error, record });
+      return this.#release(item, { ...earlier, uncertain: true }, 'needs_reconciliation', { error, record });
     }
     if (item.attempts === 0 && earlier.refused) {
       if (this.#options.retryFailed !== true) {
-        const recorded = await this.#release(item, earlier);
         const error = earlierRefusal(earlier, item.idempotencyKey as string);
-        return this.#emit(item, 'failed', { error, retryable: !item.ambiguous, record }, recorded);
+        return this.#release(item, earlier, 'failed', { error, retryable: !item.ambiguous, record });
       }
       item.refusedBefore = true;
     }
@@ -397,9 +399,7 @@ export class BatchRun<R extends PayoutCreateParams> {
     if (!turn) {
       // Stopped before this send. A row sent before (waiting to be retried) has no known outcome: it
       // is reported, and left resendable. A row never sent is not reported.
-      if (item.attempts > 0) return this.#giveUp(item);
-      await this.#release(item, item.note);
-      return;
+      return item.attempts > 0 ? this.#giveUp(item) : this.#release(item, item.note);
     }
     // The slot goes back once the answer has reached the limiter (a throttle pauses the next send),
     // before the row's outcome is recorded. A renewal that fails (a store that cannot be written)
@@ -439,7 +439,7 @@ export class BatchRun<R extends PayoutCreateParams> {
    */
   async #giveUp(item: BatchItem<R>, error = item.lastError): Promise<void> {
     const note = item.ambiguous ? { uncertain: true as const, ...(error && { error: errorInfo(error) }) } : item.note;
-    this.#emit(item, 'failed', { ...(error && { error }) }, await this.#release(item, note));
+    return this.#release(item, note, 'failed', { ...(error && { error }) });
   }
 
   /**
