@@ -18,8 +18,8 @@ import { processNow } from '../stores/clock.js';
 import { type Store, type StoreClaim, type StoreJsonObject, type StoreRecord, storeKey } from '../stores/store.js';
 import { ChangeSignal } from './change-signal.js';
 import { AdaptiveConcurrency } from './concurrency.js';
-import { bulkIdempotencyKey } from './keys.js';
-import type { BatchItem, PreparedRows, SendNote } from './rows.js';
+import { bulkIdempotencyKey, rowHash } from './keys.js';
+import { type BatchItem, batchError, type PreparedRows, type SendNote } from './rows.js';
 import { BulkRowsChangedError } from './rows-changed-error.js';
 import type { BulkProgress, BulkResult, BulkSender, BulkStatus, BulkSummary, CreateManyOptions } from './types.js';
 
@@ -294,7 +294,10 @@ export class BatchRun<R extends PayoutCreateParams> {
 
   /** Claims a group of rows in one store call, then handles each answer. */
   async #claimGroup(items: BatchItem<R>[]): Promise<void> {
-    for (const item of items) item.idempotencyKey ??= await bulkIdempotencyKey(this.#options.batchId, item.key);
+    for (const item of items) {
+      item.idempotencyKey ??= await bulkIdempotencyKey(this.#options.batchId, item.key);
+      item.rowHash ??= await rowHash(item.row);
+    }
     // The claim's time on this worker's clock, read before the request: a duration from it is never
     // shorter than the lease the store granted. The clock counts the time a suspended machine slept
     // (the monotonic one does not), so a row held across a suspend is renewed before it is sent.
@@ -304,7 +307,7 @@ export class BatchRun<R extends PayoutCreateParams> {
         key: this.#keyOf(item.key),
         owner: this.#owner,
         leaseMs: this.#leaseMs,
-        data: { index: item.index, rowHash: item.rowHash, idempotencyKey: item.idempotencyKey as string },
+        data: { index: item.index, rowHash: item.rowHash as string, idempotencyKey: item.idempotencyKey as string },
       })),
     );
     if (claims.length !== items.length)
@@ -526,7 +529,7 @@ export class BatchRun<R extends PayoutCreateParams> {
           item = next.value;
         }
         if (!item) break;
-        if (item.invalid) this.#emit(item, 'failed', { error: item.invalid });
+        if (item.invalid) this.#emit(item, 'failed', { error: batchError([item.invalid]) });
         else group.push(item);
       }
       if (group.length > 0) {
