@@ -189,23 +189,20 @@ export class RecordTable {
 
   /**
    * Frees `count` slots: records past their retention first, then the oldest written records that
-   * are neither settled nor under a live lease (released, or whose owner's lease ended). A live
-   * claim or a settled record inside its retention is never dropped. `false` when that is not enough.
+   * are neither settled nor under a live lease (released, or whose owner's lease ended). One pass in
+   * the map's order (of last writes) meets them in that order, the records past their retention
+   * being the oldest written. A live claim or a settled record inside its retention is never
+   * dropped. `false`, and nothing dropped, when that is not enough.
    */
   #makeRoom(count: number, now: number): boolean {
-    if (this.#records.size + count <= this.#maxKeys) return true;
-    for (const record of this.#records.values()) {
-      if (record.writtenAt + this.#ttlMs > now) break;
-      if (this.#expired(record, now)) this.#records.delete(record.key);
-    }
-    if (this.#records.size + count <= this.#maxKeys) return true;
     let excess = this.#records.size + count - this.#maxKeys;
     const droppable: string[] = [];
     for (const record of this.#records.values()) {
-      if (excess === 0) break;
-      if (record.settled || (record.leaseUntil ?? 0) > now) continue;
-      droppable.push(record.key);
-      excess -= 1;
+      if (excess <= 0) break;
+      if (this.#expired(record, now) || !(record.settled || (record.leaseUntil ?? 0) > now)) {
+        droppable.push(record.key);
+        excess -= 1;
+      }
     }
     if (excess > 0) return false;
     for (const key of droppable) this.#records.delete(key);
