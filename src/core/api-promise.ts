@@ -21,6 +21,7 @@ export interface WithResponse<T> {
 /** A `Promise<T>` with {@link APIPromise.withResponse}. The request starts when the call is made. */
 export class APIPromise<T> extends Promise<T> {
   readonly #raw: Promise<WithResponse<T>>;
+  /** The data alone, derived from the raw promise at the first `then`. */
   #data?: Promise<T>;
 
   /** @internal Built by the client; merchants receive it from resource methods. */
@@ -47,15 +48,11 @@ export class APIPromise<T> extends Promise<T> {
     return this.#raw;
   }
 
-  #parsed(): Promise<T> {
-    if (!this.#data) this.#data = this.#raw.then((r) => r.data);
-    return this.#data;
-  }
-
   override then<R1 = T, R2 = never>(
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    return this.#parsed().then(onfulfilled, onrejected);
+    this.#data ??= this.#raw.then((r) => r.data);
+    return this.#data.then(onfulfilled, onrejected);
   }
 }
