@@ -72,7 +72,7 @@ export class RecordTable {
     for (const r of requests) this.#check(r);
     const fresh = new Set<string>();
     for (const r of requests) if (this.#live(r.key, now) === undefined) fresh.add(r.key);
-    if (fresh.size > 0 && !this.#makeRoom(fresh.size, now)) {
+    if (!this.#makeRoom(fresh.size, now)) {
       throw new StoreFullError(
         `${this.#name}: all ${this.#maxKeys} keys hold live claims or settled records still inside their retention, and none of them is ` +
           'dropped to make room: this claim is refused (a webhook endpoint answers 503 and the service delivers again later). ' +
