@@ -24,9 +24,7 @@ export async function* runBatch<R extends PayoutCreateParams>(
   // of unknown kind (a key function not read yet) goes on: the service refuses a sandbox key with a
   // 403, a refusal that creates nothing.
   if (sender.mode() === 'sandbox') {
-    const error = new PaymentsError(
-      "Payouts need a live key; this client's key is a sandbox key. Nothing was sent: run the batch again with a live key.",
-    );
+    const error = new PaymentsError("Payouts need a live key; this client's key is a sandbox key. Nothing was sent.");
     outcome.reject(error);
     throw error;
   }
@@ -56,8 +54,11 @@ export async function* runBatch<R extends PayoutCreateParams>(
     // --- telemetry wiring ---
     if (observer) {
       const { total: _total, aborted, ...counts } = run.summary();
-      const result = { rows: counts, aborted: aborted || (!finished && failed === undefined) };
-      observer.end(failed === undefined ? result : { ...result, errorType: errorTypeOf(failed) });
+      observer.end({
+        rows: counts,
+        aborted: aborted || (!finished && failed === undefined),
+        ...(failed !== undefined && { errorType: errorTypeOf(failed) }),
+      });
     }
     // --- end telemetry wiring ---
   }

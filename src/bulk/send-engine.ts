@@ -283,11 +283,11 @@ export class BatchRun<R extends PayoutCreateParams> {
    * was refused too and this one sent again (`retryFailed`), the message says that the service keeps
    * refusing this key.
    */
-  async #refused(item: BatchItem<R>, error: APIError): Promise<void> {
+  async #refused(item: BatchItem<R>, error: PaymentsError): Promise<void> {
     if (item.refusedBefore)
       error.message +=
         ' The service refused this row again under the same Idempotency-Key: it keeps refusing this key. ' +
-        'Sending the row anyway needs a new batch id (a new batch), the only way to get a new key; check first that no payout was made for it.';
+        'Sending the row anyway needs a new batch id, the only way to get a new key; check first that no payout was made for it.';
     const note: SendNote = { ...(item.ambiguous && { uncertain: true }), refused: true, error: errorInfo(error) };
     return this.#release(item, note, 'failed', { error, retryable: !item.ambiguous });
   }
@@ -500,7 +500,7 @@ export class BatchRun<R extends PayoutCreateParams> {
       }
       return this.#giveUp(item);
     }
-    if (error instanceof APIError && REFUSED_BEFORE_CREATION.includes(status)) return this.#refused(item, error);
+    if (REFUSED_BEFORE_CREATION.includes(status)) return this.#refused(item, error);
     // Another answer (another 4xx, a 2xx of an unexpected shape): whether a payout was made is unknown.
     item.ambiguous = true;
     return this.#giveUp(item, error);
