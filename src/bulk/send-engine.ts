@@ -12,7 +12,7 @@
  */
 import { APIError, IdempotencyConflictError, PaymentsError } from '../core/errors.js';
 import { HOUR_MS } from '../internal/durations.js';
-import { backoffDelay, isRetryable, retryDelay } from '../internal/transport.js';
+import { isRetryable, retryDelay } from '../internal/transport.js';
 import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
 import { processNow } from '../stores/clock.js';
 import { type Store, type StoreClaim, type StoreJsonObject, type StoreRecord, storeKey } from '../stores/store.js';
@@ -478,24 +478,25 @@ export class BatchRun<R extends PayoutCreateParams> {
   }
 
   /**
-   * Decides what a failed send of `item` leads to: a retry with the same key (the row goes back to
-   * `deferred`, still held; nothing is returned), or the row's end (returned to be awaited). An error
+   * Decides what a failed send of `item` leads to: a retry with the same key after the answer's
+   * `Retry-After` or the backoff, as the client's own retries wait (the row goes back to `deferred`,
+   * still held; nothing is returned), or the row's end (returned to be awaited). An error
    * that is not the service's answer to this row (a store that cannot be written, a bug) is thrown again.
    */
   #afterFailedSend(item: BatchItem<R>, error: unknown, epoch: number): Promise<void> | undefined {
     if (!(error instanceof PaymentsError) || error.idempotencyKey === undefined) throw error;
     if (error instanceof IdempotencyConflictError) return this.#settle(item, 'conflict', { error });
     const status = error instanceof APIError ? error.status : 0;
-    const throttle = status === 429 || status === 503;
-    const waitMs = throttle ? retryDelay(error, item.throttles + 1, this.#options.retryBackoff) : 0;
-    if (throttle) this.#limiter.throttled(epoch, waitMs, Date.now(), status === 429);
     if (isRetryable(error)) {
       item.lastError = error;
       // Only a rate limit says the request was not processed; the others leave it unknown.
       if (status !== 429) item.ambiguous = true;
-      const again = throttle ? item.throttles++ < MAX_THROTTLES : item.retries++ < (this.#options.maxRetries ?? this.#sender.maxRetries);
-      if (again && !this.#stopped()) {
-        this.#defer(item, throttle ? waitMs : backoffDelay(item.retries, this.#options.retryBackoff));
+      const throttle = status === 429 || status === 503;
+      const retry = throttle ? ++item.throttles : ++item.retries;
+      const waitMs = retryDelay(error, retry, this.#options.retryBackoff);
+      if (throttle) this.#limiter.throttled(epoch, waitMs, Date.now(), status === 429);
+      if (retry <= (throttle ? MAX_THROTTLES : (this.#options.maxRetries ?? this.#sender.maxRetries)) && !this.#stopped()) {
+        this.#defer(item, waitMs);
         return undefined;
       }
       return this.#giveUp(item);

@@ -73,6 +73,26 @@ describe('derived Idempotency-Keys', () => {
     expect(sent).toEqual(new Set(results.map((r) => r.idempotencyKey)));
     expect(posts(mock)).toHaveLength(8);
   });
+
+  it("are resent after a 5xx's Retry-After when the service gives one, as the client's own retries wait", async () => {
+    const mock = payoutMock();
+    mock.injectFault({ status: 502, retryAfter: 1, method: 'POST' });
+    const sentAt: number[] = [];
+    const client = new PaymentsClient({
+      apiKey: mock.liveApiKey as string,
+      baseUrl: mock.baseUrl,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        if (request.method === 'POST') sentAt.push(performance.now());
+        return mock.fetch(request);
+      },
+    });
+    const results = await collect(client.payouts.createMany(rows(1), { batchId: 'retry-after', retryBackoff: { initialMs: 1, maxMs: 1 } }));
+    expect(results.map((r) => [r.status, r.attempts])).toEqual([['created', 2]]);
+    expect(new Set(posts(mock).map((p) => p.idempotencyKey)).size).toBe(1);
+    // The backoff alone would be 1 ms.
+    expect((sentAt[1] ?? 0) - (sentAt[0] ?? 0)).toBeGreaterThanOrEqual(950);
+  });
 });
 
 describe('runs and reruns', () => {
