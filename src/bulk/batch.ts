@@ -15,35 +15,33 @@ import type { BulkResult, BulkRows, BulkSender, BulkSummary, CreateManyOptions }
  * {@link PayoutBatch.summary}. Nothing is sent until one of the two starts it; it runs once.
  */
 export class PayoutBatch<R extends PayoutCreateParams = PayoutCreateParams> implements AsyncIterable<BulkResult<R>> {
-  readonly #rows: BulkRows<R>;
-  readonly #options: CreateManyOptions<R>;
-  readonly #sender: BulkSender;
-  #started = false;
+  /** Starts the batch's one run; `undefined` once it was started. */
+  #run: (() => AsyncGenerator<BulkResult<R>>) | undefined;
+  /** Settled by the run: its summary, or why it stopped. */
   readonly #finished: Promise<BulkSummary>;
-  #settle!: { resolve: (summary: BulkSummary) => void; reject: (error: unknown) => void };
 
   /** @internal Made by `payouts.createMany`. */
   constructor(rows: BulkRows<R>, options: CreateManyOptions<R>, sender: BulkSender) {
     checkParams(optionsSchema, { options }, 'createMany options');
-    this.#rows = rows;
-    this.#options = options;
-    this.#sender = sender;
+    let outcome!: { resolve: (summary: BulkSummary) => void; reject: (error: unknown) => void };
     this.#finished = new Promise((resolve, reject) => {
-      this.#settle = { resolve, reject };
+      outcome = { resolve, reject };
     });
     this.#finished.catch(() => {});
+    this.#run = () => runBatch(rows, options, sender, outcome);
   }
 
   /** Starts the batch and yields one result per row, as each completes. A batch can be iterated once. */
   [Symbol.asyncIterator](): AsyncIterator<BulkResult<R>> {
-    if (this.#started) throw new PaymentsError('This batch already ran: call createMany again to rerun it.');
-    this.#started = true;
-    return runBatch(this.#rows, this.#options, this.#sender, this.#settle);
+    const run = this.#run;
+    if (!run) throw new PaymentsError('This batch already ran: call createMany again to rerun it.');
+    this.#run = undefined;
+    return run();
   }
 
   /** Counts by status once every row has a result. Runs the batch when nobody iterates it. */
   async summary(): Promise<BulkSummary> {
-    if (!this.#started) for await (const _ of this);
+    if (this.#run) for await (const _ of this);
     return this.#finished;
   }
 }
