@@ -38,8 +38,6 @@ export interface BatchItem<R> {
   claimedAt?: number;
   /** `true` while a renewal of the row's claim is on its way. */
   renewing?: boolean;
-  /** `true` when an earlier run saw the row refused and this one sends it again (`retryFailed`). */
-  refusedBefore?: boolean;
   /** What the store's note said of earlier sends when this run claimed the row. */
   note: SendNote;
   /** Set when the row is bad (with `skipInvalid`): it is reported, never sent. */

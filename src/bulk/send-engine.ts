@@ -279,12 +279,12 @@ export class BatchRun<R extends PayoutCreateParams> {
 
   /**
    * The service refused the row before creating anything (400, 401, 403, 422): the claim is dropped
-   * with `refused` (and `uncertain`, when an earlier send had no known outcome). When an earlier run
-   * was refused too and this one sent again (`retryFailed`), the message says that the service keeps
-   * refusing this key.
+   * with `refused` (and `uncertain`, when an earlier send had no known outcome). When the note the
+   * row was claimed with says an earlier send was refused too (sent again with `retryFailed`), the
+   * message says that the service keeps refusing this key.
    */
   async #refused(item: BatchItem<R>, error: PaymentsError): Promise<void> {
-    if (item.refusedBefore)
+    if (item.note.refused)
       error.message +=
         ' The service refused this row again under the same Idempotency-Key: it keeps refusing this key. ' +
         'Sending the row anyway needs a new batch id, the only way to get a new key; check first that no payout was made for it.';
@@ -368,12 +368,9 @@ export class BatchRun<R extends PayoutCreateParams> {
       error.idempotencyKey = item.idempotencyKey;
       return this.#release(item, { ...earlier, uncertain: true }, 'needs_reconciliation', { error, record });
     }
-    if (item.attempts === 0 && earlier.refused) {
-      if (this.#options.retryFailed !== true) {
-        const error = earlierRefusal(earlier, item.idempotencyKey as string);
-        return this.#release(item, earlier, 'failed', { error, retryable: !item.ambiguous, record });
-      }
-      item.refusedBefore = true;
+    if (item.attempts === 0 && earlier.refused && this.#options.retryFailed !== true) {
+      const error = earlierRefusal(earlier, item.idempotencyKey as string);
+      return this.#release(item, earlier, 'failed', { error, retryable: !item.ambiguous, record });
     }
     item.note = earlier;
     return this.#send(item);
