@@ -74,9 +74,8 @@ export class RecordTable {
     for (const r of requests) if (this.#live(r.key, now) === undefined) fresh.add(r.key);
     if (!this.#makeRoom(fresh.size, now)) {
       throw new StoreFullError(
-        `${this.#name}: all ${this.#maxKeys} keys hold live claims or settled records still inside their retention, and none of them is ` +
-          'dropped to make room: this claim is refused (a webhook endpoint answers 503 and the service delivers again later). ' +
-          'Raise maxKeys, or use a shared store.',
+        `${this.#name}: all ${this.#maxKeys} keys hold live claims or settled records inside their retention: this claim is refused ` +
+          '(a webhook endpoint answers 503 and the service delivers again later). Raise maxKeys, or use a shared store.',
       );
     }
     const answers: StoreClaim[] = [];
