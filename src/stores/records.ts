@@ -113,24 +113,22 @@ export class RecordTable {
 
   /** Settles `key` while `owner` is its last claimant (its lease may have ended); `undefined` otherwise. */
   settle(key: string, owner: string, result: StoreJsonObject | undefined, now: number): HeldRecord | undefined {
-    return this.#endClaim(key, owner, now, (found) => {
-      found.settled = true;
-      if (result !== undefined) found.result = copyJson(result);
-    });
+    return this.#endClaim(key, owner, now, { settled: true, result });
   }
 
   /** Ends `owner`'s claim, keeping `note`; `undefined` when `owner` is not the key's last claimant. */
   release(key: string, owner: string, note: StoreJsonObject | undefined, now: number): HeldRecord | undefined {
-    return this.#endClaim(key, owner, now, (found) => {
-      if (note !== undefined) found.note = copyJson(note);
-    });
+    return this.#endClaim(key, owner, now, { note });
   }
 
-  /** Ends the claim of `owner`, the key's last claimant, after `change`; `undefined` when it is not, or the key is settled. */
-  #endClaim(key: string, owner: string, now: number, change: (found: HeldRecord) => void): HeldRecord | undefined {
+  /**
+   * Ends the claim of `owner`, the key's last claimant, writing a copy of `change` (its `undefined`
+   * members left out); `undefined` when it is not, or the key is settled.
+   */
+  #endClaim(key: string, owner: string, now: number, change: Partial<HeldRecord>): HeldRecord | undefined {
     const found = this.#live(key, now);
     if (!found || found.settled || found.owner !== owner) return undefined;
-    change(found);
+    Object.assign(found, copyJson(change));
     found.owner = undefined;
     found.leaseUntil = undefined;
     this.#touch(found, now);
