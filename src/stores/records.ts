@@ -153,8 +153,8 @@ export class RecordTable {
   }
 
   #check(r: StoreClaimRequest): void {
-    if (r === null || typeof r !== 'object') throw new PaymentsError(`${this.#name}: each claim request must be an object.`);
-    if (typeof r.key !== 'string' || r.key === '') throw new PaymentsError(`${this.#name}: a claim's key must be a non-empty string.`);
+    // A request that is not an object has no key: the key's check names it.
+    if (typeof r?.key !== 'string' || r.key === '') throw new PaymentsError(`${this.#name}: a claim's key must be a non-empty string.`);
     if (typeof r.owner !== 'string' || r.owner === '')
       throw new PaymentsError(`${this.#name}: a claim's owner must be a non-empty string.`);
     this.#checkLease(r.leaseMs);

@@ -4,7 +4,7 @@
  * nothing), its retention, and its options.
  */
 import { PaymentsError } from 'payments-sdk';
-import { memoryStore, StoreFullError } from 'payments-sdk/stores';
+import { memoryStore, type StoreClaimRequest, StoreFullError } from 'payments-sdk/stores';
 import { describe, expect, it } from 'vitest';
 import { caught } from '../helpers/caught.js';
 
@@ -110,6 +110,8 @@ describe('memoryStore', () => {
     const store = memoryStore();
     expect(store.kind).toBe('memory');
     expect((await caught(store.claim([{ key: '', owner: 'A', leaseMs: 1 }]))).message).toMatch(/key must be a non-empty string/);
+    // A request that is not an object has no key.
+    expect((await caught(store.claim([null as unknown as StoreClaimRequest]))).message).toMatch(/key must be a non-empty string/);
     expect((await caught(store.claim([{ key: 'k', owner: '', leaseMs: 1 }]))).message).toMatch(/owner must be a non-empty string/);
     expect((await caught(store.claim([{ key: 'k', owner: 'A', leaseMs: 0 }]))).message).toMatch(/leaseMs must be a positive integer/);
     expect((await caught(store.renew('k', 'A', -1))).message).toMatch(/leaseMs must be a positive integer/);
