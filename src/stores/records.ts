@@ -161,7 +161,7 @@ export class RecordTable {
   }
 
   #checkLease(leaseMs: number): void {
-    if (typeof leaseMs !== 'number' || !Number.isSafeInteger(leaseMs) || leaseMs < 1) {
+    if (!Number.isSafeInteger(leaseMs) || leaseMs < 1) {
       throw new PaymentsError(`${this.#name}: leaseMs must be a positive integer, got ${String(leaseMs)}.`);
     }
   }
