@@ -20,14 +20,6 @@ export async function* runBatch<R extends PayoutCreateParams>(
   sender: BulkSender,
   outcome: { resolve: (summary: BulkSummary) => void; reject: (error: unknown) => void },
 ): AsyncGenerator<BulkResult<R>> {
-  // Payouts are live-only: a sandbox key is refused before any row is read, claimed or sent. A key
-  // of unknown kind (a key function not read yet) goes on: the service refuses a sandbox key with a
-  // 403, a refusal that creates nothing.
-  if (sender.mode() === 'sandbox') {
-    const error = new PaymentsError("Payouts need a live key; this client's key is a sandbox key. Nothing was sent.");
-    outcome.reject(error);
-    throw error;
-  }
   const run = new BatchRun(o, sender, o.store ?? memoryStore());
   // --- telemetry wiring: one observed run, its sends inside it, one report per row ---
   const observer = sender.telemetry?.onBulk?.({ batchId: o.batchId });
@@ -35,6 +27,11 @@ export async function* runBatch<R extends PayoutCreateParams>(
   let failed: unknown;
   // --- end telemetry wiring ---
   try {
+    // Payouts are live-only: a sandbox key is refused before any row is read, claimed or sent. A key
+    // of unknown kind (a key function not read yet) goes on: the service refuses a sandbox key with
+    // a 403, a refusal that creates nothing.
+    if (sender.mode() === 'sandbox')
+      throw new PaymentsError("Payouts need a live key; this client's key is a sandbox key. Nothing was sent.");
     const prepared = await prepareRows(rows, o);
     const sent = observer ? observer.run(() => run.start(prepared)) : run.start(prepared);
     for await (const result of run.results()) {

@@ -14,6 +14,7 @@ import {
   PaymentsClient,
   PaymentsError,
 } from 'payments-sdk';
+import type { Telemetry, TelemetryBulkResult } from 'payments-sdk/opentelemetry';
 import { describe, expect, it } from 'vitest';
 import { AdaptiveConcurrency } from '../../src/bulk/concurrency.js';
 import { memoryStore } from '../../src/stores/memory.js';
@@ -194,6 +195,25 @@ describe('runs and reruns', () => {
     expect(error).toBeInstanceOf(PaymentsError);
     expect((error as Error).message).toMatch(/^Payouts need a live key; this client's key is a sandbox key/);
     expect([read, store.log.length, mock.requests.length]).toEqual([0, 0, 0]);
+  });
+
+  it("a sandbox key's refusal ends the run's telemetry with its error type, as any refused run", async () => {
+    const mock = payoutMock();
+    const ended: TelemetryBulkResult[] = [];
+    const telemetry: Telemetry = {
+      onCall: () => ({ onAttempt: () => ({ end: () => {} }), end: () => {} }),
+      onBulk: () => ({ run: (work) => work(), onRow: () => {}, end: (result) => ended.push(result) }),
+    };
+    const sandbox = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, telemetry });
+    await caught(sandbox.payouts.createMany(rows(2), { batchId: 'sandbox-seen' }).summary());
+    expect(ended).toEqual([
+      {
+        rows: { created: 0, replayed: 0, skipped: 0, failed: 0, conflict: 0, needs_reconciliation: 0 },
+        aborted: false,
+        errorType: 'PaymentsError',
+      },
+    ]);
+    expect(mock.requests).toHaveLength(0);
   });
 });
 
