@@ -25,7 +25,8 @@ export class ChangeSignal {
     if (ms === undefined) return this.#changed;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const elapsed = new Promise<void>((resolve) => {
-      timer = setTimeout(resolve, Math.max(0, ms));
+      // setTimeout takes a negative delay (a row already due) as its shortest one.
+      timer = setTimeout(resolve, ms);
     });
     return Promise.race([this.#changed, elapsed]).finally(() => clearTimeout(timer));
   }

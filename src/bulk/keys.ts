@@ -37,7 +37,11 @@ export function rowHash(row: unknown): Promise<string> {
   return sha256Hex(
     JSON.stringify(row, (_name, value: unknown) =>
       value !== null && typeof value === 'object' && !Array.isArray(value)
-        ? Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((name) => [name, (value as Record<string, unknown>)[name]]),
+          )
         : value,
     ) ?? '',
   );

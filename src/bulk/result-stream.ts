@@ -20,16 +20,6 @@ export async function* runBatch<R extends PayoutCreateParams>(
   sender: BulkSender,
   outcome: { resolve: (summary: BulkSummary) => void; reject: (error: unknown) => void },
 ): AsyncGenerator<BulkResult<R>> {
-  // Payouts are live-only: a sandbox key is refused before any row is read, claimed or sent. A key
-  // of unknown kind (a key function not read yet) goes on: the service refuses a sandbox key with a
-  // 403, a refusal that creates nothing.
-  if (sender.mode() === 'sandbox') {
-    const error = new PaymentsError(
-      "Payouts need a live key; this client's key is a sandbox key. Nothing was sent: run the batch again with a live key.",
-    );
-    outcome.reject(error);
-    throw error;
-  }
   const run = new BatchRun(o, sender, o.store ?? memoryStore());
   // --- telemetry wiring: one observed run, its sends inside it, one report per row ---
   const observer = sender.telemetry?.onBulk?.({ batchId: o.batchId });
@@ -37,18 +27,18 @@ export async function* runBatch<R extends PayoutCreateParams>(
   let failed: unknown;
   // --- end telemetry wiring ---
   try {
+    // Payouts are live-only: a sandbox key is refused before any row is read, claimed or sent. A key
+    // of unknown kind (a key function not read yet) goes on: the service refuses a sandbox key with
+    // a 403, a refusal that creates nothing.
+    if (sender.mode() === 'sandbox')
+      throw new PaymentsError("Payouts need a live key; this client's key is a sandbox key. Nothing was sent.");
     const prepared = await prepareRows(rows, o);
     const sent = observer ? observer.run(() => run.start(prepared)) : run.start(prepared);
-    for (;;) {
-      const result = run.takeResult();
-      if (result) {
-        observer?.onRow(result.status);
-        yield result;
-      } else if (run.pumping) await run.changed();
-      else break;
+    for await (const result of run.results()) {
+      observer?.onRow(result.status);
+      yield result;
     }
     await sent;
-    if (run.failure) throw run.failure.error;
     outcome.resolve(run.summary());
     finished = true;
   } catch (error) {
@@ -61,8 +51,11 @@ export async function* runBatch<R extends PayoutCreateParams>(
     // --- telemetry wiring ---
     if (observer) {
       const { total: _total, aborted, ...counts } = run.summary();
-      const result = { rows: counts, aborted: aborted || (!finished && failed === undefined) };
-      observer.end(failed === undefined ? result : { ...result, errorType: errorTypeOf(failed) });
+      observer.end({
+        rows: counts,
+        aborted: aborted || (!finished && failed === undefined),
+        ...(failed !== undefined && { errorType: errorTypeOf(failed) }),
+      });
     }
     // --- end telemetry wiring ---
   }

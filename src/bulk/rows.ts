@@ -18,8 +18,8 @@ export interface BatchItem<R> {
   index: number;
   row: R;
   key: string;
-  /** The hash of the row's content (see rowHash), kept in the store with its first claim. */
-  rowHash: string;
+  /** The hash of the row's content (see rowHash), kept in the store with its first claim (set by the claim). */
+  rowHash?: string;
   idempotencyKey?: string;
   attempts: number;
   retries: number;
@@ -38,24 +38,19 @@ export interface BatchItem<R> {
   claimedAt?: number;
   /** `true` while a renewal of the row's claim is on its way. */
   renewing?: boolean;
-  /** `true` when an earlier run saw the row refused and this one sends it again (`retryFailed`). */
-  refusedBefore?: boolean;
   /** What the store's note said of earlier sends when this run claimed the row. */
-  note?: SendNote;
+  note: SendNote;
   /** Set when the row is bad (with `skipInvalid`): it is reported, never sent. */
-  invalid?: InvalidParamsError;
+  invalid?: BulkInvalidRow;
 }
 
 /**
- * What a row's earlier sends left in the store (its note): `uncertain` once any send had no known
- * outcome (kept for good), `refused` when the last send was refused before anything was created,
- * with that send's `error`.
+ * What a row's earlier sends left in the store (its note), as the store keeps it: `uncertain` once
+ * any send had no known outcome (kept for good), `refused` when the last send was refused before
+ * anything was created, with that send's `error` (`{ name, message, status? }`). Every release
+ * writes one (`{}` when neither holds): a row claimed again without a note had no release.
  */
-export interface SendNote {
-  uncertain: boolean;
-  refused: boolean;
-  error?: StoreJsonObject;
-}
+export type SendNote = { uncertain?: true; refused?: true; error?: StoreJsonObject };
 
 /** The items to send, and how many rows there are when that is known before sending. */
 export interface PreparedRows<R> {
@@ -65,37 +60,56 @@ export interface PreparedRows<R> {
   positionHashes?: string[];
 }
 
-/** Checks one row: its key (present, unique in the batch) and its params. */
-function checkRow<R>(
-  row: R,
-  index: number,
+/**
+ * The rows of `source` as items to send, from index 0 (at most `total`), each checked: its key
+ * (present, unique in the batch) and its params.
+ */
+async function* itemsOf<R>(
+  source: Iterable<R> | AsyncIterable<R>,
   keyOf: CreateManyOptions<R>['key'],
-  seen: Map<string, number>,
-): { key: string; invalid?: BulkInvalidRow } {
-  const issues: ValidationIssue[] = [];
-  let key = String(index);
-  let keyGiven = false;
-  try {
-    const given = keyOf ? keyOf(row, index) : key;
-    if ((typeof given !== 'string' || given === '' || given.length > 1000) && !Number.isFinite(given))
-      throw new TypeError(given === '' ? 'it is empty' : `got ${safeString(given)}`);
-    key = String(given);
-    keyGiven = true;
-    const first = seen.get(key);
-    if (first !== undefined) issues.push({ path: ['key'], message: `${JSON.stringify(key)} is also the key of row ${first}` });
-    else seen.set(key, index);
-  } catch (error) {
-    issues.push({
-      path: ['key'],
-      message: `the row's key must be a non-empty string of at most 1000 characters (${error instanceof Error ? error.message : safeString(error)})`,
-    });
+  total = Infinity,
+): AsyncGenerator<BatchItem<R>> {
+  const seen = new Map<string, number>();
+  let index = 0;
+  for await (const row of source) {
+    if (index >= total) break;
+    const issues: ValidationIssue[] = [];
+    let key = String(index);
+    let keyGiven = false;
+    try {
+      const given = keyOf ? keyOf(row, index) : key;
+      if ((typeof given !== 'string' || given === '' || given.length > 1000) && !Number.isFinite(given))
+        throw new TypeError(given === '' ? 'it is empty' : `got ${safeString(given)}`);
+      key = String(given);
+      keyGiven = true;
+      const first = seen.get(key);
+      if (first !== undefined) issues.push({ path: ['key'], message: `${JSON.stringify(key)} is also the key of row ${first}` });
+      else seen.set(key, index);
+    } catch (error) {
+      issues.push({
+        path: ['key'],
+        message: `the row's key must be a non-empty string of at most 1000 characters (${error instanceof Error ? error.message : safeString(error)})`,
+      });
+    }
+    const parsed = PayoutCreateParamsSchema.safeParse(row);
+    if (!parsed.success) issues.push(...toIssues(parsed.error.issues, row));
+    yield {
+      index,
+      row,
+      key,
+      attempts: 0,
+      retries: 0,
+      throttles: 0,
+      notBefore: 0,
+      note: {},
+      ...(issues.length > 0 && { invalid: { index, ...(keyGiven && { key }), issues } }),
+    };
+    index += 1;
   }
-  const parsed = PayoutCreateParamsSchema.safeParse(row);
-  if (!parsed.success) issues.push(...toIssues(parsed.error.issues, row));
-  return { key, ...(issues.length > 0 && { invalid: { index, ...(keyGiven && { key }), issues } }) };
 }
 
-function batchError(invalid: BulkInvalidRow[]): InvalidParamsError {
+/** The {@link InvalidParamsError} of bad rows: every issue of each, under `rows.<index>`, and the rows. */
+export function batchError(invalid: BulkInvalidRow[]): InvalidParamsError {
   const issues = invalid.flatMap((r) =>
     r.issues.map((issue) => ({
       path: ['rows', r.index, ...issue.path],
@@ -135,36 +149,16 @@ export async function prepareRows<R>(rows: BulkRows<R>, o: CreateManyOptions<R>)
       for await (const row of source) buffered.push(row);
       source = buffered;
     }
-    const seen = new Map<string, number>();
     const invalid: BulkInvalidRow[] = [];
     total = 0;
-    for await (const row of source) {
-      positionHashes?.push(await rowHash(row));
-      const checked = checkRow(row, total++, o.key, seen);
-      if (checked.invalid) invalid.push(checked.invalid);
+    for await (const item of itemsOf(source, o.key)) {
+      total += 1;
+      positionHashes?.push(await rowHash(item.row));
+      if (item.invalid) invalid.push(item.invalid);
     }
     if (invalid.length > 0 && !o.skipInvalid) throw batchError(invalid);
     if (typeof rows === 'function') source = open();
   }
-  const items = async function* (): AsyncGenerator<BatchItem<R>> {
-    // Rows are checked again as they are sent: a function source read twice may give other rows.
-    const seen = new Map<string, number>();
-    let index = 0;
-    for await (const row of source) {
-      if (total !== undefined && index >= total) break;
-      const { key, invalid } = checkRow(row, index, o.key, seen);
-      yield {
-        index: index++,
-        row,
-        key,
-        rowHash: await rowHash(row),
-        attempts: 0,
-        retries: 0,
-        throttles: 0,
-        notBefore: 0,
-        ...(invalid && { invalid: batchError([invalid]) }),
-      };
-    }
-  };
-  return { total, items: items(), ...(positionHashes && { positionHashes }) };
+  // Rows are checked again as they are sent: a function source read twice may give other rows.
+  return { total, items: itemsOf(source, o.key, total), ...(positionHashes && { positionHashes }) };
 }

@@ -12,14 +12,14 @@
  */
 import { APIError, IdempotencyConflictError, PaymentsError } from '../core/errors.js';
 import { HOUR_MS } from '../internal/durations.js';
-import { backoffDelay, isRetryable, retryDelay } from '../internal/transport.js';
+import { isRetryable, retryDelay } from '../internal/transport.js';
 import type { Payout, PayoutCreateParams } from '../schemas/payout.js';
 import { processNow } from '../stores/clock.js';
 import { type Store, type StoreClaim, type StoreJsonObject, type StoreRecord, storeKey } from '../stores/store.js';
 import { ChangeSignal } from './change-signal.js';
 import { AdaptiveConcurrency } from './concurrency.js';
-import { bulkIdempotencyKey } from './keys.js';
-import type { BatchItem, PreparedRows, SendNote } from './rows.js';
+import { bulkIdempotencyKey, rowHash } from './keys.js';
+import { type BatchItem, batchError, type PreparedRows, type SendNote } from './rows.js';
 import { BulkRowsChangedError } from './rows-changed-error.js';
 import type { BulkProgress, BulkResult, BulkSender, BulkStatus, BulkSummary, CreateManyOptions } from './types.js';
 
@@ -48,23 +48,29 @@ const REFUSED_BEFORE_CREATION = [400, 401, 403, 422];
 export class BatchRun<R extends PayoutCreateParams> {
   readonly #options: CreateManyOptions<R>;
   readonly #sender: BulkSender;
-  readonly #batchId: string;
-  readonly #signal: AbortSignal | undefined;
   readonly #store: Store<unknown, unknown>;
   readonly #limiter: AdaptiveConcurrency;
-  readonly #maxRetries: number;
   readonly #leaseMs: number;
-  readonly #windowMs: number;
-  readonly #retryFailed: boolean;
   readonly #groupSize: number;
-  /** Rows this run holds a claim on (waiting for a send slot, sending, or waiting for a retry), by row key. */
+  /**
+   * Rows this run holds a claim on (waiting for a send slot, sending, or waiting for a retry), by row
+   * key. A row whose renewal answered that its lease was lost leaves it, and is claimed again before
+   * it may be sent.
+   */
   readonly #held = new Map<string, BatchItem<R>>();
-  /** Held rows whose renewal answered that the lease was lost: claimed again before they may be sent. */
-  readonly #leaseLost = new Set<string>();
   #renewal: ReturnType<typeof setInterval> | undefined;
   /** Identifies this run to the store (one per `createMany` call). */
   readonly #owner: string;
-  readonly #progress: BulkProgress;
+  /** Rows with a result so far (`done`), by status, and the rows of the batch when known (`total`). */
+  readonly #progress: Omit<BulkProgress, 'inFlight' | 'concurrency'> = {
+    done: 0,
+    created: 0,
+    replayed: 0,
+    skipped: 0,
+    failed: 0,
+    conflict: 0,
+    needs_reconciliation: 0,
+  };
   /** Results the consumer has not taken yet, oldest first. */
   readonly #ready: BulkResult<R>[] = [];
   /** Rows waiting to be claimed again (a retry, another worker's lease), each until its `notBefore`. */
@@ -87,34 +93,18 @@ export class BatchRun<R extends PayoutCreateParams> {
   constructor(options: CreateManyOptions<R>, sender: BulkSender, store: Store<unknown, unknown>) {
     this.#options = options;
     this.#sender = sender;
-    this.#batchId = options.batchId;
-    this.#signal = options.signal;
     this.#store = store;
     const concurrency = options.concurrency ?? 4;
     this.#limiter = new AdaptiveConcurrency(concurrency);
     this.#groupSize = Math.min(GROUP_MAX, Math.max(GROUP_MIN, 4 * concurrency));
-    this.#maxRetries = options.maxRetries ?? sender.maxRetries;
     this.#leaseMs = options.leaseMs ?? 30_000;
-    this.#windowMs = options.resendWindowMs ?? 23 * HOUR_MS;
-    this.#retryFailed = options.retryFailed === true;
     this.#owner = globalThis.crypto.randomUUID();
-    this.#progress = {
-      done: 0,
-      created: 0,
-      replayed: 0,
-      skipped: 0,
-      failed: 0,
-      conflict: 0,
-      needs_reconciliation: 0,
-      inFlight: 0,
-      concurrency: this.#limiter.current,
-    };
-    this.#signal?.addEventListener('abort', this.#changes.notify);
+    this.#options.signal?.addEventListener('abort', this.#changes.notify);
   }
 
   /**
    * Starts sending the rows. Resolves once every row started has a result, or the run stopped; never
-   * rejects: an error stops the run and becomes its {@link failure}.
+   * rejects: an error stops the run, and {@link results} throws it.
    */
   start(rows: PreparedRows<R>): Promise<void> {
     this.#progress.total = rows.total;
@@ -132,7 +122,7 @@ export class BatchRun<R extends PayoutCreateParams> {
 
   /** The store key of row `rowKey`. */
   #keyOf(rowKey: string): string {
-    return storeKey('bulk', this.#batchId, rowKey);
+    return storeKey('bulk', this.#options.batchId, rowKey);
   }
 
   /**
@@ -167,21 +157,10 @@ export class BatchRun<R extends PayoutCreateParams> {
       for (const item of this.#held.values()) {
         if (item.renewing) continue;
         item.renewing = true;
-        const asked = processNow();
-        // A renew that throws at once becomes a rejection: nothing may throw out of the timer.
-        Promise.resolve()
-          .then(() => this.#store.renew(this.#keyOf(item.key), this.#owner, this.#leaseMs))
-          .then(
-            (held) => {
-              if (this.#held.get(item.key) !== item) return;
-              if (held) item.claimedAt = Math.max(item.claimedAt ?? 0, asked);
-              else {
-                this.#held.delete(item.key);
-                this.#leaseLost.add(item.key);
-              }
-            },
-            () => {},
-          )
+        this.#renew(item)
+          .then((held) => {
+            if (!held && this.#held.get(item.key) === item) this.#held.delete(item.key);
+          }, noop)
           .finally(() => {
             item.renewing = false;
           });
@@ -189,31 +168,38 @@ export class BatchRun<R extends PayoutCreateParams> {
     }, this.#leaseMs / 3);
   }
 
-  /** `true` from {@link start} until the rows stop coming: more results may still be queued. */
-  get pumping(): boolean {
-    return this.#pumping;
+  /**
+   * Renews the row's claim; `true` when it is still this run's. A renewal granted moves the row's
+   * claim time to when it was asked (on this worker's clock, read before the request). A renew that
+   * throws at once becomes a rejection.
+   */
+  async #renew(item: BatchItem<R>): Promise<boolean> {
+    const asked = processNow();
+    const held = await this.#store.renew(this.#keyOf(item.key), this.#owner, this.#leaseMs);
+    if (held) item.claimedAt = Math.max(item.claimedAt ?? 0, asked);
+    return held;
   }
 
-  /** Why the run stopped before its end (a store that cannot be written, a bug), if it did. */
-  get failure(): { error: unknown } | undefined {
-    return this.#failure;
-  }
-
-  /** The oldest result the consumer has not taken yet, if any; taking one makes room for more sends. */
-  takeResult(): BulkResult<R> | undefined {
-    const result = this.#ready.shift();
-    if (result) this.#changes.notify();
-    return result;
-  }
-
-  /** Resolves at the run's next change: a result, a finished send, an abort, the end. */
-  changed(): Promise<void> {
-    return this.#changes.wait();
+  /**
+   * Yields each result as the consumer takes it (taking one makes room for more sends), until the
+   * run started by {@link start} ends; then throws why it stopped before its end (a store that
+   * cannot be written, a bug), if it did.
+   */
+  async *results(): AsyncGenerator<BulkResult<R>> {
+    for (;;) {
+      const result = this.#ready.shift();
+      if (result) {
+        this.#changes.notify();
+        yield result;
+      } else if (this.#pumping) await this.#changes.wait();
+      else break;
+    }
+    if (this.#failure) throw this.#failure.error;
   }
 
   /** Counts by status, and whether the signal stopped the run. */
   summary(): BulkSummary {
-    const { inFlight: _i, concurrency: _c, total: _t, done, ...counts } = this.#progress;
+    const { total: _t, done, ...counts } = this.#progress;
     return { total: done, ...counts, aborted: this.#aborted };
   }
 
@@ -228,13 +214,13 @@ export class BatchRun<R extends PayoutCreateParams> {
     const failure = this.#failure;
     this.#changes.notify();
     while (this.#inFlight > 0) await this.#changes.wait();
-    this.#signal?.removeEventListener('abort', this.#changes.notify);
+    this.#options.signal?.removeEventListener('abort', this.#changes.notify);
     clearInterval(this.#renewal);
     return failure.error;
   }
 
   #stopped(): boolean {
-    return this.#failure !== undefined || this.#signal?.aborted === true;
+    return this.#failure !== undefined || this.#options.signal?.aborted === true;
   }
 
   /** Stops the run with `error`, unless it has already stopped: the first error is the run's. */
@@ -242,8 +228,11 @@ export class BatchRun<R extends PayoutCreateParams> {
     this.#failure ??= { error };
   }
 
-  /** Queues the row's result for the consumer and reports progress. */
-  #emit(item: BatchItem<R>, status: BulkStatus, extra: Partial<BulkResult<R>> = {}): void {
+  /**
+   * Queues the row's result for the consumer and reports progress. `recorded`: whether the store
+   * recorded the row's end (`false`: another worker had taken the row over, see `leaseLost`).
+   */
+  #emit(item: BatchItem<R>, status: BulkStatus, extra: Partial<BulkResult<R>> = {}, recorded = true): void {
     this.#ready.push({
       index: item.index,
       key: item.key,
@@ -252,11 +241,11 @@ export class BatchRun<R extends PayoutCreateParams> {
       idempotencyKey: item.idempotencyKey ?? '',
       attempts: item.attempts,
       ...extra,
+      ...(!recorded && { leaseLost: true }),
     });
     this.#progress.done += 1;
     this.#progress[status] += 1;
-    this.#progress.concurrency = this.#limiter.current;
-    this.#options.onProgress?.({ ...this.#progress });
+    this.#options.onProgress?.({ ...this.#progress, inFlight: this.#sending, concurrency: this.#limiter.current });
     this.#changes.notify();
   }
 
@@ -266,7 +255,7 @@ export class BatchRun<R extends PayoutCreateParams> {
     status: 'created' | 'replayed' | 'conflict',
     extra: { payout?: Payout; error?: PaymentsError },
   ): Promise<void> {
-    const payout = extra.payout && plainJson({ id: extra.payout.id, status: extra.payout.status });
+    const payout = extra.payout && storedPayout(extra.payout);
     const result: StoreJsonObject = {
       status,
       at: Date.now(),
@@ -275,44 +264,40 @@ export class BatchRun<R extends PayoutCreateParams> {
     };
     const recorded = await this.#store.settle(this.#keyOf(item.key), this.#owner, result);
     this.#held.delete(item.key);
-    this.#emit(item, status, { ...extra, ...(!recorded && { leaseLost: true }) });
-  }
-
-  /** Ends the row's claim without an outcome, leaving `note` for later runs; `false` when another worker took the row. */
-  async #release(item: BatchItem<R>, note: SendNote): Promise<boolean> {
-    this.#held.delete(item.key);
-    return this.#store.release(this.#keyOf(item.key), this.#owner, noteJson(note));
+    this.#emit(item, status, extra, recorded);
   }
 
   /**
-   * A send of the row had no known outcome in the end (no answer, a 5xx, an unreadable 2xx): the
-   * payout may exist. The claim is dropped with `uncertain` kept for good; a rerun resends the same
-   * key while the service still knows it.
+   * Ends the row's claim without an outcome, leaving `note` for later runs, then reports the row as
+   * `status` (when given), `leaseLost` if another worker had taken it.
    */
-  async #uncertain(item: BatchItem<R>, error?: PaymentsError): Promise<void> {
-    item.ambiguous = true;
-    const recorded = await this.#release(item, { uncertain: true, refused: false, ...(error && { error: errorInfo(error) }) });
-    this.#emit(item, 'failed', { ...(error && { error }), ...(!recorded && { leaseLost: true }) });
+  async #release(item: BatchItem<R>, note: SendNote, status?: BulkStatus, extra?: Partial<BulkResult<R>>): Promise<void> {
+    this.#held.delete(item.key);
+    const recorded = await this.#store.release(this.#keyOf(item.key), this.#owner, note);
+    if (status) this.#emit(item, status, extra, recorded);
   }
 
   /**
    * The service refused the row before creating anything (400, 401, 403, 422): the claim is dropped
-   * with `refused` (and `uncertain`, when an earlier send had no known outcome). When an earlier run
-   * was refused too and this one sent again (`retryFailed`), the message says that the service keeps
-   * refusing this key.
+   * with `refused` (and `uncertain`, when an earlier send had no known outcome). When the note the
+   * row was claimed with says an earlier send was refused too (sent again with `retryFailed`), the
+   * message says that the service keeps refusing this key.
    */
-  async #refused(item: BatchItem<R>, error: APIError): Promise<void> {
-    if (item.refusedBefore)
+  async #refused(item: BatchItem<R>, error: PaymentsError): Promise<void> {
+    if (item.note.refused)
       error.message +=
         ' The service refused this row again under the same Idempotency-Key: it keeps refusing this key. ' +
-        'Sending the row anyway needs a new batch id (a new batch), the only way to get a new key; check first that no payout was made for it.';
-    const recorded = await this.#release(item, { uncertain: item.ambiguous === true, refused: true, error: errorInfo(error) });
-    this.#emit(item, 'failed', { error, retryable: item.ambiguous !== true, ...(!recorded && { leaseLost: true }) });
+        'Sending the row anyway needs a new batch id, the only way to get a new key; check first that no payout was made for it.';
+    const note: SendNote = { ...(item.ambiguous && { uncertain: true }), refused: true, error: errorInfo(error) };
+    return this.#release(item, note, 'failed', { error, retryable: !item.ambiguous });
   }
 
   /** Claims a group of rows in one store call, then handles each answer. */
   async #claimGroup(items: BatchItem<R>[]): Promise<void> {
-    for (const item of items) item.idempotencyKey ??= await bulkIdempotencyKey(this.#batchId, item.key);
+    for (const item of items) {
+      item.idempotencyKey ??= await bulkIdempotencyKey(this.#options.batchId, item.key);
+      item.rowHash ??= await rowHash(item.row);
+    }
     // The claim's time on this worker's clock, read before the request: a duration from it is never
     // shorter than the lease the store granted. The clock counts the time a suspended machine slept
     // (the monotonic one does not), so a row held across a suspend is renewed before it is sent.
@@ -322,7 +307,7 @@ export class BatchRun<R extends PayoutCreateParams> {
         key: this.#keyOf(item.key),
         owner: this.#owner,
         leaseMs: this.#leaseMs,
-        data: { index: item.index, rowHash: item.rowHash, idempotencyKey: item.idempotencyKey as string },
+        data: { index: item.index, rowHash: item.rowHash as string, idempotencyKey: item.idempotencyKey as string },
       })),
     );
     if (claims.length !== items.length)
@@ -364,38 +349,28 @@ export class BatchRun<R extends PayoutCreateParams> {
       return this.#defer(item, Math.min(1000, this.#leaseMs / 4));
     }
     this.#held.set(item.key, item);
-    this.#leaseLost.delete(item.key);
     item.claimedAt = asked;
     const heldHash = record.data?.rowHash;
+    const earlier: SendNote = record.note ?? {};
     if (this.#options.key === undefined && typeof heldHash === 'string' && heldHash !== item.rowHash) {
       // Keyed by position, and the row at this position is not the one recorded (a source read
       // twice that changed in between): never send it under the other row's key.
-      await this.#release(item, noteOf(record));
+      await this.#release(item, earlier);
       throw new BulkRowsChangedError([item.index]);
     }
-    const earlier = noteOf(record);
     // A claim that ended without a release (a worker killed, or frozen past its lease) may have sent.
     if (earlier.uncertain || (record.claims > 1 && record.note === undefined && item.attempts === 0)) item.ambiguous = true;
-    if (item.ambiguous && record.age >= this.#windowMs) {
-      await this.#release(item, { ...earlier, uncertain: true });
+    if (item.ambiguous && record.age >= (this.#options.resendWindowMs ?? 23 * HOUR_MS)) {
       const error = new PaymentsError(
         `First claimed ${(record.age / HOUR_MS).toFixed(1)} hours ago (by the store's clock) and sent without a known outcome: ` +
           "too long ago for the service's 24-hour Idempotency-Key retention, so it is not resent. Check whether the payout exists.",
       );
       error.idempotencyKey = item.idempotencyKey;
-      return this.#emit(item, 'needs_reconciliation', { error, record });
+      return this.#release(item, { ...earlier, uncertain: true }, 'needs_reconciliation', { error, record });
     }
-    if (item.attempts === 0 && earlier.refused) {
-      if (!this.#retryFailed) {
-        const recorded = await this.#release(item, earlier);
-        return this.#emit(item, 'failed', {
-          error: earlierRefusal(earlier, item.idempotencyKey as string),
-          retryable: !item.ambiguous,
-          record,
-          ...(!recorded && { leaseLost: true }),
-        });
-      }
-      item.refusedBefore = true;
+    if (item.attempts === 0 && earlier.refused && this.#options.retryFailed !== true) {
+      const error = earlierRefusal(earlier, item.idempotencyKey as string);
+      return this.#release(item, earlier, 'failed', { error, retryable: !item.ambiguous, record });
     }
     item.note = earlier;
     return this.#send(item);
@@ -424,60 +399,47 @@ export class BatchRun<R extends PayoutCreateParams> {
     if (!turn) {
       // Stopped before this send. A row sent before (waiting to be retried) has no known outcome: it
       // is reported, and left resendable. A row never sent is not reported.
-      if (item.attempts > 0) return this.#giveUp(item);
-      await this.#release(item, item.note ?? { uncertain: false, refused: false });
-      return;
+      return item.attempts > 0 ? this.#giveUp(item) : this.#release(item, item.note);
     }
-    let live = !this.#leaseLost.delete(item.key);
-    if (live && processNow() - (item.claimedAt ?? 0) > this.#leaseMs / 2) {
-      const asked = processNow();
-      live = await this.#store.renew(this.#keyOf(item.key), this.#owner, this.#leaseMs).catch((error: unknown) => {
-        this.#giveBackSlot();
-        throw error;
-      });
-      if (live) item.claimedAt = asked;
-    }
-    if (!live) {
-      // Its lease was lost while it waited: another worker may have sent it, or be sending it. The
-      // send slot goes back, and the row through the claim again.
-      this.#held.delete(item.key);
-      this.#giveBackSlot();
-      return this.#defer(item, 0);
-    }
-    item.attempts += 1;
-    // The slot goes back once the answer has reached the limiter: a throttle pauses the next send.
-    let slot = true;
-    const free = () => {
-      if (slot) this.#giveBackSlot();
-      slot = false;
-    };
+    // The slot goes back once the answer has reached the limiter (a throttle pauses the next send),
+    // before the row's outcome is recorded. A renewal that fails (a store that cannot be written)
+    // goes through #afterFailedSend, which throws it again.
     try {
+      // No longer held: a renewal answered that its lease was lost.
+      let live = this.#held.has(item.key);
+      if (live && processNow() - (item.claimedAt ?? 0) > this.#leaseMs / 2) live = await this.#renew(item);
+      if (!live) {
+        // Its lease was lost while it waited: another worker may have sent it, or be sending it. The
+        // send slot goes back, and the row through the claim again.
+        this.#held.delete(item.key);
+        return this.#defer(item, 0);
+      }
+      item.attempts += 1;
       const { data, replayed } = await this.#sender.send(item.row, item.idempotencyKey as string);
       this.#limiter.succeeded();
-      free();
-      return await this.#settle(item, replayed ? 'replayed' : 'created', { payout: data });
+      return this.#settle(item, replayed ? 'replayed' : 'created', { payout: data });
     } catch (error) {
-      try {
-        const end = this.#afterFailedSend(item, error, epoch);
-        free();
-        if (end) return await end;
-      } finally {
-        free();
-      }
+      return this.#afterFailedSend(item, error, epoch);
+    } finally {
+      this.#giveBackSlot();
     }
   }
 
   #giveBackSlot(): void {
-    this.#progress.inFlight = --this.#sending;
+    this.#sending -= 1;
     this.#changes.notify();
   }
 
-  /** A row stopped while waiting for a retry: reported `failed`, its claim dropped with what is known. */
-  #giveUp(item: BatchItem<R>): Promise<void> {
-    if (item.ambiguous) return this.#uncertain(item, item.lastError);
-    return this.#release(item, item.note ?? { uncertain: false, refused: false }).then((recorded) => {
-      this.#emit(item, 'failed', { ...(item.lastError && { error: item.lastError }), ...(!recorded && { leaseLost: true }) });
-    });
+  /**
+   * A row sent without a known outcome in the end (retries spent, the run stopped while it waited
+   * for one, or an answer that proves nothing): reported `failed`, its claim dropped with what is
+   * known. Once a send may have created the payout (no answer, a 5xx, an unreadable 2xx), the note
+   * says `uncertain`, kept for good: a rerun resends the same key while the service still knows it.
+   * A row only ever rate-limited (429: not processed) keeps the note it had.
+   */
+  async #giveUp(item: BatchItem<R>, error = item.lastError): Promise<void> {
+    const note = item.ambiguous ? { uncertain: true as const, ...(error && { error: errorInfo(error) }) } : item.note;
+    return this.#release(item, note, 'failed', { ...(error && { error }) });
   }
 
   /**
@@ -501,7 +463,6 @@ export class BatchRun<R extends PayoutCreateParams> {
           const ms = this.#limiter.wait();
           if (ms === 0) {
             this.#sending += 1;
-            this.#progress.inFlight = this.#sending;
             return true;
           }
           await this.#changes.wait(ms);
@@ -514,30 +475,33 @@ export class BatchRun<R extends PayoutCreateParams> {
   }
 
   /**
-   * Decides what a failed send of `item` leads to: a retry with the same key (the row goes back to
-   * `deferred`, still held; nothing is returned), or the row's end (returned to be awaited). An error
+   * Decides what a failed send of `item` leads to: a retry with the same key after the answer's
+   * `Retry-After` or the backoff, as the client's own retries wait (the row goes back to `deferred`,
+   * still held; nothing is returned), or the row's end (returned to be awaited). An error
    * that is not the service's answer to this row (a store that cannot be written, a bug) is thrown again.
    */
   #afterFailedSend(item: BatchItem<R>, error: unknown, epoch: number): Promise<void> | undefined {
     if (!(error instanceof PaymentsError) || error.idempotencyKey === undefined) throw error;
     if (error instanceof IdempotencyConflictError) return this.#settle(item, 'conflict', { error });
     const status = error instanceof APIError ? error.status : 0;
-    const throttle = status === 429 || status === 503;
-    const waitMs = throttle ? retryDelay(error, item.throttles + 1, this.#options.retryBackoff) : 0;
-    if (throttle) this.#limiter.throttled(epoch, waitMs, Date.now(), status === 429);
     if (isRetryable(error)) {
       item.lastError = error;
       // Only a rate limit says the request was not processed; the others leave it unknown.
       if (status !== 429) item.ambiguous = true;
-      if ((throttle ? item.throttles++ < MAX_THROTTLES : item.retries++ < this.#maxRetries) && !this.#stopped()) {
-        this.#defer(item, throttle ? waitMs : backoffDelay(item.retries, this.#options.retryBackoff));
+      const throttle = status === 429 || status === 503;
+      const retry = throttle ? ++item.throttles : ++item.retries;
+      const waitMs = retryDelay(error, retry, this.#options.retryBackoff);
+      if (throttle) this.#limiter.throttled(epoch, waitMs, Date.now(), status === 429);
+      if (retry <= (throttle ? MAX_THROTTLES : (this.#options.maxRetries ?? this.#sender.maxRetries)) && !this.#stopped()) {
+        this.#defer(item, waitMs);
         return undefined;
       }
       return this.#giveUp(item);
     }
-    if (error instanceof APIError && REFUSED_BEFORE_CREATION.includes(status)) return this.#refused(item, error);
+    if (REFUSED_BEFORE_CREATION.includes(status)) return this.#refused(item, error);
     // Another answer (another 4xx, a 2xx of an unexpected shape): whether a payout was made is unknown.
-    return this.#uncertain(item, error);
+    item.ambiguous = true;
+    return this.#giveUp(item, error);
   }
 
   /**
@@ -563,7 +527,7 @@ export class BatchRun<R extends PayoutCreateParams> {
           item = next.value;
         }
         if (!item) break;
-        if (item.invalid) this.#emit(item, 'failed', { error: item.invalid });
+        if (item.invalid) this.#emit(item, 'failed', { error: batchError([item.invalid]) });
         else group.push(item);
       }
       if (group.length > 0) {
@@ -578,7 +542,7 @@ export class BatchRun<R extends PayoutCreateParams> {
       else await this.#changes.wait(this.#untilNextDueRow(now));
     }
     while (this.#inFlight > 0) await this.#changes.wait();
-    if (this.#signal?.aborted && !this.#failure) {
+    if (this.#options.signal?.aborted && !this.#failure) {
       this.#aborted = true;
       // Rows waiting for a retry were sent without a known outcome: reported, and left resendable.
       // Rows never sent are not reported.
@@ -606,35 +570,17 @@ function errorInfo(error: PaymentsError): StoreJsonObject {
   return { name: error.name, message: error.message, ...(error instanceof APIError && { status: error.status }) };
 }
 
-/** What a record's note says of the row's earlier sends. */
-function noteOf(record: StoreRecord): SendNote {
-  const note = record.note;
-  const error = note?.error;
-  return {
-    uncertain: note?.uncertain === true,
-    refused: note?.refused === true,
-    ...(error !== null && typeof error === 'object' && !Array.isArray(error) && { error }),
-  };
-}
-
-/** The note as stored: only the flags that are set. */
-function noteJson(note: SendNote): StoreJsonObject {
-  return { ...(note.uncertain && { uncertain: true }), ...(note.refused && { refused: true }), ...(note.error && { error: note.error }) };
-}
-
-/** `value` without its `undefined` members, as a store keeps it. */
-function plainJson(value: Record<string, unknown>): StoreJsonObject {
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as StoreJsonObject;
+/** The payout as a settled row's result keeps it: its id and status, those it has. */
+function storedPayout({ id, status }: Payout): StoreJsonObject {
+  return { ...(id !== undefined && { id }), ...(status !== undefined && { status }) };
 }
 
 /** The error of a row an earlier run saw refused, reported without a send. */
 function earlierRefusal(note: SendNote, idempotencyKey: string): PaymentsError {
-  const error = note.error;
-  const what = error
-    ? `${String(error.name ?? 'refused')}${error.status !== undefined ? ` ${String(error.status)}` : ''}: ${String(error.message ?? '')}`
-    : 'refused';
+  const { name, status, message } = note.error ?? {};
   const refusal = new PaymentsError(
-    `An earlier run's send of this row was refused before anything was created (${what}). Once the cause is fixed, rerun with retryFailed to send it again under the same Idempotency-Key.`,
+    `An earlier run's send of this row was refused before anything was created (${name}${status === undefined ? '' : ` ${status}`}: ${message}). ` +
+      'Once the cause is fixed, rerun with retryFailed to send it again under the same Idempotency-Key.',
   );
   refusal.idempotencyKey = idempotencyKey;
   return refusal;

@@ -130,7 +130,7 @@ export interface CreateManyOptions<R = PayoutCreateParams> {
   onProgress?: (progress: BulkProgress) => void;
   /** Retries of a row that got no answer or a 5xx (408 too), with the same key. Default: the client's `maxRetries`. 429 and 503 with `Retry-After` are waited out up to 20 times more. */
   maxRetries?: number;
-  /** Backoff between those retries. Default 500 ms doubling to 8 s, with jitter. */
+  /** Backoff between those retries, when the answer gives no `Retry-After`. Default 500 ms doubling to 8 s, with jitter. */
   retryBackoff?: RetryBackoff;
   /**
    * How long a claim on a row holds against other workers unless renewed (it is, while the run

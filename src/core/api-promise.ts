@@ -21,6 +21,7 @@ export interface WithResponse<T> {
 /** A `Promise<T>` with {@link APIPromise.withResponse}. The request starts when the call is made. */
 export class APIPromise<T> extends Promise<T> {
   readonly #raw: Promise<WithResponse<T>>;
+  /** The data alone, derived from the raw promise at the first `then`. */
   #data?: Promise<T>;
 
   /** @internal Built by the client; merchants receive it from resource methods. */
@@ -33,7 +34,11 @@ export class APIPromise<T> extends Promise<T> {
     raw.catch(() => {});
   }
 
-  /** Derived promises are plain `Promise`s: `then`/`catch` on an APIPromise return a `Promise`. */
+  /**
+   * Derived promises are plain `Promise`s: `then`/`catch`/`finally` on an APIPromise return a
+   * `Promise`. The inherited `catch` and `finally` call {@link then}, as the language defines them,
+   * and `finally` builds its promise with this species (an APIPromise cannot be built from an executor).
+   */
   static override get [Symbol.species]() {
     return Promise;
   }
@@ -43,23 +48,11 @@ export class APIPromise<T> extends Promise<T> {
     return this.#raw;
   }
 
-  #parsed(): Promise<T> {
-    if (!this.#data) this.#data = this.#raw.then((r) => r.data);
-    return this.#data;
-  }
-
   override then<R1 = T, R2 = never>(
     onfulfilled?: ((value: T) => R1 | PromiseLike<R1>) | null,
     onrejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
   ): Promise<R1 | R2> {
-    return this.#parsed().then(onfulfilled, onrejected);
-  }
-
-  override catch<R = never>(onrejected?: ((reason: unknown) => R | PromiseLike<R>) | null): Promise<T | R> {
-    return this.#parsed().catch(onrejected);
-  }
-
-  override finally(onfinally?: (() => void) | null): Promise<T> {
-    return this.#parsed().finally(onfinally);
+    this.#data ??= this.#raw.then((r) => r.data);
+    return this.#data.then(onfulfilled, onrejected);
   }
 }

@@ -35,8 +35,8 @@ export interface ClaimOutcome {
   written: HeldRecord[];
 }
 
-/** A copy of a JSON object, so that no caller shares the objects a store keeps. */
-export function copyJson<T extends StoreJsonObject | undefined>(value: T): T {
+/** A copy of a JSON object (its `undefined` members left out), so that no caller shares the objects a store keeps. */
+export function copyJson<T extends object | undefined>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
@@ -72,11 +72,10 @@ export class RecordTable {
     for (const r of requests) this.#check(r);
     const fresh = new Set<string>();
     for (const r of requests) if (this.#live(r.key, now) === undefined) fresh.add(r.key);
-    if (fresh.size > 0 && !this.#makeRoom(fresh.size, now)) {
+    if (!this.#makeRoom(fresh.size, now)) {
       throw new StoreFullError(
-        `${this.#name}: all ${this.#maxKeys} keys hold live claims or settled records still inside their retention, and none of them is ` +
-          'dropped to make room: this claim is refused (a webhook endpoint answers 503 and the service delivers again later). ' +
-          'Raise maxKeys, or use a shared store.',
+        `${this.#name}: all ${this.#maxKeys} keys hold live claims or settled records inside their retention: this claim is refused ` +
+          '(a webhook endpoint answers 503 and the service delivers again later). Raise maxKeys, or use a shared store.',
       );
     }
     const answers: StoreClaim[] = [];
@@ -114,24 +113,22 @@ export class RecordTable {
 
   /** Settles `key` while `owner` is its last claimant (its lease may have ended); `undefined` otherwise. */
   settle(key: string, owner: string, result: StoreJsonObject | undefined, now: number): HeldRecord | undefined {
-    return this.#endClaim(key, owner, now, (found) => {
-      found.settled = true;
-      if (result !== undefined) found.result = copyJson(result);
-    });
+    return this.#endClaim(key, owner, now, { settled: true, result });
   }
 
   /** Ends `owner`'s claim, keeping `note`; `undefined` when `owner` is not the key's last claimant. */
   release(key: string, owner: string, note: StoreJsonObject | undefined, now: number): HeldRecord | undefined {
-    return this.#endClaim(key, owner, now, (found) => {
-      if (note !== undefined) found.note = copyJson(note);
-    });
+    return this.#endClaim(key, owner, now, { note });
   }
 
-  /** Ends the claim of `owner`, the key's last claimant, after `change`; `undefined` when it is not, or the key is settled. */
-  #endClaim(key: string, owner: string, now: number, change: (found: HeldRecord) => void): HeldRecord | undefined {
+  /**
+   * Ends the claim of `owner`, the key's last claimant, writing a copy of `change` (its `undefined`
+   * members left out); `undefined` when it is not, or the key is settled.
+   */
+  #endClaim(key: string, owner: string, now: number, change: Partial<HeldRecord>): HeldRecord | undefined {
     const found = this.#live(key, now);
     if (!found || found.settled || found.owner !== owner) return undefined;
-    change(found);
+    Object.assign(found, copyJson(change));
     found.owner = undefined;
     found.leaseUntil = undefined;
     this.#touch(found, now);
@@ -156,15 +153,15 @@ export class RecordTable {
   }
 
   #check(r: StoreClaimRequest): void {
-    if (r === null || typeof r !== 'object') throw new PaymentsError(`${this.#name}: each claim request must be an object.`);
-    if (typeof r.key !== 'string' || r.key === '') throw new PaymentsError(`${this.#name}: a claim's key must be a non-empty string.`);
+    // A request that is not an object has no key: the key's check names it.
+    if (typeof r?.key !== 'string' || r.key === '') throw new PaymentsError(`${this.#name}: a claim's key must be a non-empty string.`);
     if (typeof r.owner !== 'string' || r.owner === '')
       throw new PaymentsError(`${this.#name}: a claim's owner must be a non-empty string.`);
     this.#checkLease(r.leaseMs);
   }
 
   #checkLease(leaseMs: number): void {
-    if (typeof leaseMs !== 'number' || !Number.isSafeInteger(leaseMs) || leaseMs < 1) {
+    if (!Number.isSafeInteger(leaseMs) || leaseMs < 1) {
       throw new PaymentsError(`${this.#name}: leaseMs must be a positive integer, got ${String(leaseMs)}.`);
     }
   }
@@ -189,23 +186,20 @@ export class RecordTable {
 
   /**
    * Frees `count` slots: records past their retention first, then the oldest written records that
-   * are neither settled nor under a live lease (released, or whose owner's lease ended). A live
-   * claim or a settled record inside its retention is never dropped. `false` when that is not enough.
+   * are neither settled nor under a live lease (released, or whose owner's lease ended). One pass in
+   * the map's order (of last writes) meets them in that order, the records past their retention
+   * being the oldest written. A live claim or a settled record inside its retention is never
+   * dropped. `false`, and nothing dropped, when that is not enough.
    */
   #makeRoom(count: number, now: number): boolean {
-    if (this.#records.size + count <= this.#maxKeys) return true;
-    for (const record of this.#records.values()) {
-      if (record.writtenAt + this.#ttlMs > now) break;
-      if (this.#expired(record, now)) this.#records.delete(record.key);
-    }
-    if (this.#records.size + count <= this.#maxKeys) return true;
     let excess = this.#records.size + count - this.#maxKeys;
     const droppable: string[] = [];
     for (const record of this.#records.values()) {
-      if (excess === 0) break;
-      if (record.settled || (record.leaseUntil ?? 0) > now) continue;
-      droppable.push(record.key);
-      excess -= 1;
+      if (excess <= 0) break;
+      if (this.#expired(record, now) || !(record.settled || (record.leaseUntil ?? 0) > now)) {
+        droppable.push(record.key);
+        excess -= 1;
+      }
     }
     if (excess > 0) return false;
     for (const key of droppable) this.#records.delete(key);
@@ -215,10 +209,14 @@ export class RecordTable {
 
 /** A record as callers see it: copies of its objects, its age, and its owner only while the lease is live. */
 export function view(record: HeldRecord, now: number): StoreRecord {
-  const out: StoreRecord = { key: record.key, claims: record.claims, age: Math.max(0, now - record.firstAt), settled: record.settled };
-  if (record.data !== undefined) out.data = copyJson(record.data);
-  if (record.result !== undefined) out.result = copyJson(record.result);
-  if (record.note !== undefined) out.note = copyJson(record.note);
-  if (record.owner !== undefined && (record.leaseUntil ?? 0) > now) out.owner = record.owner;
-  return out;
+  const { key, claims, settled, data, result, note, owner } = record;
+  return {
+    key,
+    claims,
+    age: Math.max(0, now - record.firstAt),
+    settled,
+    // One copy of the three objects; JSON leaves out those the record does not have.
+    ...copyJson({ data, result, note }),
+    ...(owner !== undefined && (record.leaseUntil ?? 0) > now && { owner }),
+  };
 }

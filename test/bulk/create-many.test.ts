@@ -14,10 +14,11 @@ import {
   PaymentsClient,
   PaymentsError,
 } from 'payments-sdk';
+import type { Telemetry, TelemetryBulkResult } from 'payments-sdk/opentelemetry';
 import { describe, expect, it } from 'vitest';
 import { AdaptiveConcurrency } from '../../src/bulk/concurrency.js';
 import { memoryStore } from '../../src/stores/memory.js';
-import type { Store } from '../../src/stores/store.js';
+import { type Store, storeKey } from '../../src/stores/store.js';
 import { agedStore, allPayouts, countByRow, liveClient, loggedStore, payoutMock, row, rows } from '../helpers/bulk.js';
 import { collect, posts, statuses } from '../helpers/bulk-results.js';
 import { caught } from '../helpers/caught.js';
@@ -43,6 +44,24 @@ describe('derived Idempotency-Keys', () => {
     expect(await bulkIdempotencyKey('a:b', 'c')).not.toBe(await bulkIdempotencyKey('a', 'b:c'));
   });
 
+  it("keep with each row's first claim the hex SHA-256 of its JSON with object keys sorted at every depth, recomputed here", async () => {
+    const store = memoryStore();
+    // Fields built in another order than the sorted one, nested ones too; arrays keep their order.
+    const built = {
+      reference: 'emp-0',
+      destination: { type: 'mobile_money', phone: '221771234567', provider: 'orange', country: 'SEN' },
+      currency: 'XOF',
+      amount: 1000,
+      metadata: { z: [2, 1], a: { y: 1, b: 2 } },
+    };
+    await liveClient(payoutMock()).payouts.createMany([built], { batchId: 'hash', store }).summary();
+    const canonical =
+      '{"amount":1000,"currency":"XOF","destination":{"country":"SEN","phone":"221771234567","provider":"orange","type":"mobile_money"},' +
+      '"metadata":{"a":{"b":2,"y":1},"z":[2,1]},"reference":"emp-0"}';
+    const [record] = await store.read([storeKey('bulk', 'hash', '0')]);
+    expect(record?.data?.rowHash).toBe(createHash('sha256').update(canonical).digest('hex'));
+  });
+
   it('are the ones sent, one per row, the same on every attempt', async () => {
     const mock = payoutMock();
     mock.injectFault({ status: 503, times: 3, method: 'POST' });
@@ -54,6 +73,26 @@ describe('derived Idempotency-Keys', () => {
     const sent = new Set(posts(mock).map((p) => p.idempotencyKey));
     expect(sent).toEqual(new Set(results.map((r) => r.idempotencyKey)));
     expect(posts(mock)).toHaveLength(8);
+  });
+
+  it("are resent after a 5xx's Retry-After when the service gives one, as the client's own retries wait", async () => {
+    const mock = payoutMock();
+    mock.injectFault({ status: 502, retryAfter: 1, method: 'POST' });
+    const sentAt: number[] = [];
+    const client = new PaymentsClient({
+      apiKey: mock.liveApiKey as string,
+      baseUrl: mock.baseUrl,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        if (request.method === 'POST') sentAt.push(performance.now());
+        return mock.fetch(request);
+      },
+    });
+    const results = await collect(client.payouts.createMany(rows(1), { batchId: 'retry-after', retryBackoff: { initialMs: 1, maxMs: 1 } }));
+    expect(results.map((r) => [r.status, r.attempts])).toEqual([['created', 2]]);
+    expect(new Set(posts(mock).map((p) => p.idempotencyKey)).size).toBe(1);
+    // The backoff alone would be 1 ms.
+    expect((sentAt[1] ?? 0) - (sentAt[0] ?? 0)).toBeGreaterThanOrEqual(950);
   });
 });
 
@@ -157,6 +196,25 @@ describe('runs and reruns', () => {
     expect((error as Error).message).toMatch(/^Payouts need a live key; this client's key is a sandbox key/);
     expect([read, store.log.length, mock.requests.length]).toEqual([0, 0, 0]);
   });
+
+  it("a sandbox key's refusal ends the run's telemetry with its error type, as any refused run", async () => {
+    const mock = payoutMock();
+    const ended: TelemetryBulkResult[] = [];
+    const telemetry: Telemetry = {
+      onCall: () => ({ onAttempt: () => ({ end: () => {} }), end: () => {} }),
+      onBulk: () => ({ run: (work) => work(), onRow: () => {}, end: (result) => ended.push(result) }),
+    };
+    const sandbox = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: mock.fetch, telemetry });
+    await caught(sandbox.payouts.createMany(rows(2), { batchId: 'sandbox-seen' }).summary());
+    expect(ended).toEqual([
+      {
+        rows: { created: 0, replayed: 0, skipped: 0, failed: 0, conflict: 0, needs_reconciliation: 0 },
+        aborted: false,
+        errorType: 'PaymentsError',
+      },
+    ]);
+    expect(mock.requests).toHaveLength(0);
+  });
 });
 
 describe('with the testing kit: approval, execution, wallets', () => {
@@ -223,13 +281,30 @@ describe('validation of every row before any is sent', () => {
 
   it('refuses bad options naming each', async () => {
     const client = liveClient(payoutMock());
-    const error = await caught(() => client.payouts.createMany([], { batchId: '', concurrency: 0, store: {} as Store }));
+    const error = await caught(() =>
+      client.payouts.createMany([], {
+        batchId: ' ',
+        concurrency: 0,
+        maxRetries: 1.5,
+        leaseMs: 5,
+        resendWindowMs: 25 * 3_600_000,
+        store: {} as Store,
+      }),
+    );
     expect(error).toBeInstanceOf(InvalidParamsError);
-    expect((error as InvalidParamsError).issues.map((i) => i.path.join('.'))).toEqual([
-      'options.batchId',
-      'options.concurrency',
-      'options.store',
+    expect((error as InvalidParamsError).issues).toEqual([
+      { path: ['options', 'batchId'], message: 'must not be empty or blank' },
+      { path: ['options', 'concurrency'], message: 'must be ≥ 1, got 0' },
+      { path: ['options', 'maxRetries'], message: 'must be an integer, got 1.5' },
+      { path: ['options', 'leaseMs'], message: 'must be ≥ 10, got 5' },
+      { path: ['options', 'resendWindowMs'], message: 'must be ≤ 86400000, got 90000000' },
+      { path: ['options', 'store'], message: expect.stringMatching(/^must be a store of payments-sdk\/stores/) },
     ]);
+    const missing = await caught(() => client.payouts.createMany([], undefined as unknown as { batchId: string }));
+    expect((missing as InvalidParamsError).issues).toEqual([{ path: ['options'], message: 'is required' }]);
+    const long = await caught(() => client.payouts.createMany([], { batchId: 'b'.repeat(201), concurrency: 257 }));
+    expect((long as InvalidParamsError).message).toContain('options.batchId: must be at most 200 characters, got 201');
+    expect((long as InvalidParamsError).message).toContain('options.concurrency: must be ≤ 256, got 257');
   });
 });
 

@@ -11,7 +11,7 @@ import { PaymentsClient } from 'payments-sdk';
 import { describe, expect, it } from 'vitest';
 import { memoryStore } from '../../src/stores/memory.js';
 import { type Store, storeKey } from '../../src/stores/store.js';
-import { allPayouts, countByRow, liveClient, payoutMock, rows } from '../helpers/bulk.js';
+import { allPayouts, countByRow, liveClient, payoutMock, row, rows } from '../helpers/bulk.js';
 import { collect, posts, statuses } from '../helpers/bulk-results.js';
 
 /**
@@ -98,5 +98,68 @@ describe('a send leaves only under a live claim', () => {
     expect(posts(mock).filter((p) => p.idempotencyKey === rowOneKey)).toHaveLength(1);
     const payouts = await allPayouts(liveClient(mock));
     expect([...countByRow(payouts).values()]).toEqual([1, 1]);
+  });
+});
+
+describe('a renewal that answers the lease was lost', () => {
+  it('keeps a row waiting for a send slot from being sent: it is claimed again first, and skipped once another worker paid it', async () => {
+    const mock = payoutMock();
+    const store = memoryStore();
+    const batchId = 'lost-while-waiting';
+    const key = (r: { reference: string }) => r.reference;
+    const lostKey = storeKey('bulk', batchId, 'emp-1');
+    // A's claim on row 1 ends at its first renewal (as if its lease had run out): the renewal answers false.
+    let lost: () => void = () => {};
+    const leaseLost = new Promise<void>((resolve) => {
+      lost = resolve;
+    });
+    const losing: Store = {
+      kind: store.kind,
+      claim: (requests) => store.claim(requests),
+      renew: async (k, owner, leaseMs) => {
+        if (k === lostKey) {
+          await store.release(k, owner);
+          lost();
+        }
+        return store.renew(k, owner, leaseMs);
+      },
+      settle: (k, owner, result) => store.settle(k, owner, result),
+      release: (k, owner, note) => store.release(k, owner, note),
+      read: (keys) => store.read(keys),
+    };
+    // Worker A: one send slot, held by its first request until released.
+    let release: () => void = () => {};
+    const stall = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let first = true;
+    const a = new PaymentsClient({
+      apiKey: mock.liveApiKey as string,
+      baseUrl: mock.baseUrl,
+      maxRetries: 0,
+      fetch: async (input, init) => {
+        const request = new Request(input, init);
+        if (request.method === 'POST' && first) {
+          first = false;
+          await stall;
+        }
+        return mock.fetch(request);
+      },
+    });
+    // The renewal timer runs every leaseMs / 3 (2 s); a row is renewed before its send only past
+    // leaseMs / 2 (3 s): row 1 gets its slot in between, so only the lost renewal keeps it back.
+    const running = collect(a.payouts.createMany(rows(2), { batchId, key, store: losing, concurrency: 1, leaseMs: 6_000 }));
+    await leaseLost;
+    // Worker B takes row 1 over and pays it; then A's stalled send of row 0 answers.
+    const b = await collect(liveClient(mock).payouts.createMany([row(1)], { batchId, key, store }));
+    expect(statuses(b)).toEqual(['created']);
+    release();
+    const results = await running;
+    expect(results.map((r) => [r.key, r.status, r.attempts])).toEqual([
+      ['emp-0', 'created', 1],
+      ['emp-1', 'skipped', 0],
+    ]);
+    expect(posts(mock).filter((p) => p.idempotencyKey === b[0]?.idempotencyKey)).toHaveLength(1);
+    expect([...countByRow(await allPayouts(liveClient(mock))).values()]).toEqual([1, 1]);
   });
 });

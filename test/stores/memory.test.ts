@@ -4,7 +4,7 @@
  * nothing), its retention, and its options.
  */
 import { PaymentsError } from 'payments-sdk';
-import { memoryStore, StoreFullError } from 'payments-sdk/stores';
+import { memoryStore, type StoreClaimRequest, StoreFullError } from 'payments-sdk/stores';
 import { describe, expect, it } from 'vitest';
 import { caught } from '../helpers/caught.js';
 
@@ -49,6 +49,25 @@ describe('memoryStore', () => {
     expect(await caught(store.claim([{ key: 'n3', owner: 'B', leaseMs: LONG }]))).toBeInstanceOf(StoreFullError);
   });
 
+  it('makes room from records past their retention before released ones, and drops none when there is not enough', async () => {
+    const store = memoryStore({ maxKeys: 3, ttlMs: 100 });
+    await store.claim([{ key: 'old', owner: 'A', leaseMs: LONG }]);
+    expect(await store.settle('old', 'A')).toBe(true);
+    await sleep(150);
+    await store.claim([
+      { key: 'released', owner: 'A', leaseMs: LONG },
+      { key: 'live', owner: 'A', leaseMs: LONG },
+    ]);
+    expect(await store.release('released', 'A')).toBe(true);
+    // Three new keys need three slots: there are only `old` (past its retention) and `released`.
+    const three = ['n1', 'n2', 'n3'].map((key) => ({ key, owner: 'B', leaseMs: LONG }));
+    expect(await caught(store.claim(three))).toBeInstanceOf(StoreFullError);
+    expect((await store.read(['released', 'live'])).map((r) => r?.key)).toEqual(['released', 'live']);
+    // One new key: the record past its retention goes, the released one stays.
+    expect((await store.claim([{ key: 'n1', owner: 'B', leaseMs: LONG }]))[0]?.state).toBe('claimed');
+    expect((await store.read(['released', 'live', 'n1'])).map((r) => r?.key)).toEqual(['released', 'live', 'n1']);
+  });
+
   it('refuses a call of many keys that cannot all fit before claiming any of them', async () => {
     const store = memoryStore({ maxKeys: 3 });
     await store.claim([{ key: 'a', owner: 'A', leaseMs: LONG }]);
@@ -91,6 +110,8 @@ describe('memoryStore', () => {
     const store = memoryStore();
     expect(store.kind).toBe('memory');
     expect((await caught(store.claim([{ key: '', owner: 'A', leaseMs: 1 }]))).message).toMatch(/key must be a non-empty string/);
+    // A request that is not an object has no key.
+    expect((await caught(store.claim([null as unknown as StoreClaimRequest]))).message).toMatch(/key must be a non-empty string/);
     expect((await caught(store.claim([{ key: 'k', owner: '', leaseMs: 1 }]))).message).toMatch(/owner must be a non-empty string/);
     expect((await caught(store.claim([{ key: 'k', owner: 'A', leaseMs: 0 }]))).message).toMatch(/leaseMs must be a positive integer/);
     expect((await caught(store.renew('k', 'A', -1))).message).toMatch(/leaseMs must be a positive integer/);
