@@ -356,7 +356,7 @@ export class BatchRun<R extends PayoutCreateParams> {
       // Keyed by position, and the row at this position is not the one recorded (a source read
       // twice that changed in between): never send it under the other row's key.
       await this.#release(item, earlier);
-      throw new BulkRowsChangedError([item.index]);
+      throw new BulkRowsChangedError([item.index], true);
     }
     // A claim that ended without a release (a worker killed, or frozen past its lease) may have sent.
     if (earlier.uncertain || (record.claims > 1 && record.note === undefined && item.attempts === 0)) item.ambiguous = true;

@@ -80,7 +80,35 @@ describe('a batch keyed by position (no key option)', () => {
     }
     const error = await caught(client.payouts.createMany(moved(), { batchId: 'pos-stream', store, skipInvalid: true }).summary());
     expect(error).toBeInstanceOf(BulkRowsChangedError);
+    expect((error as Error).message).toMatch(/Nothing was sent\.$/);
     expect(posts(mock).length).toBe(sent);
+  });
+
+  it('a source that changes between its check and its send stops the run at the changed row, without saying that nothing was sent', async () => {
+    const mock = payoutMock();
+    const client = liveClient(mock);
+    const store = memoryStore();
+    // The first run creates position 0, skips position 1 (invalid), and is refused at position 2,
+    // which stays recorded without an outcome.
+    const invalid = { ...row(1), amount: -1 };
+    const refusing = refusingClient(mock, () => posts(mock).length === 1);
+    await refusing.payouts
+      .createMany([row(0), invalid, row(2)], { batchId: 'pos-live', store, skipInvalid: true, concurrency: 1 })
+      .summary();
+    const sent = posts(mock).length;
+    // A function source is read twice: checked (the recorded positions match), then sent (position 2 has moved).
+    let reads = 0;
+    const source = () => {
+      reads += 1;
+      return reads === 1 ? [row(0), row(1), row(2)] : [row(0), row(1), row(60)];
+    };
+    const error = await caught(client.payouts.createMany(source, { batchId: 'pos-live', store, concurrency: 1 }).summary());
+    expect(error).toBeInstanceOf(BulkRowsChangedError);
+    expect((error as BulkRowsChangedError).rows).toEqual([2]);
+    expect((error as Error).message).toMatch(/That row was not sent; the rows before it may have been \(their results say which\)\.$/);
+    // Position 1 was new and was sent; the moved row was not.
+    expect(posts(mock).length).toBe(sent + 1);
+    expect(posts(mock).some((post) => JSON.stringify(post).includes(row(60).reference))).toBe(false);
   });
 
   it('rows with a key may change between runs: the key, not the position, names the row', async () => {
