@@ -7,7 +7,7 @@
 // `{ response, body }`; `checkData` (internal/validation.ts) validates its `data` member against the
 // resource's zod schema, and the caller gets an `APIPromise` (core/api-promise.ts).
 
-import type * as z from 'zod/mini';
+import * as z from 'zod/mini';
 import { APIPromise, type WithResponse } from './core/api-promise.js';
 import { APIError, InvalidParamsError, PaymentsError, type ValidationIssue } from './core/errors.js';
 // --- telemetry wiring ---
@@ -15,6 +15,7 @@ import { guardTelemetry } from './core/guarded-telemetry.js';
 import { keepFilters, Page, PagePromise } from './core/pagination.js';
 import type { RequestOptions } from './core/request-options.js';
 import { type CallObserver, errorTypeOf, type Telemetry, type TelemetryCallInfo, type TelemetryCallResult } from './core/telemetry.js';
+import { kind } from './internal/article.js';
 import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from './internal/config.js';
 import { MAX_TIMER_MS } from './internal/durations.js';
 import { isRecord } from './internal/is-record.js';
@@ -30,7 +31,15 @@ import {
   type RetryBackoff,
   type Transport,
 } from './internal/transport.js';
-import { checkData, checkParams, checkResponse, filterIssues, idempotencyKeyIssues, pathSegment } from './internal/validation.js';
+import {
+  checkData,
+  checkOptions,
+  checkParams,
+  checkResponse,
+  filterIssues,
+  idempotencyKeyIssues,
+  pathSegment,
+} from './internal/validation.js';
 import { CheckoutSessions } from './resources/checkout-sessions.js';
 import { PaymentLinks } from './resources/payment-links.js';
 import { Payments } from './resources/payments.js';
@@ -200,7 +209,9 @@ export class PaymentsClient {
           'call the payments service from your server. (Pass dangerouslyAllowBrowser: true only for trusted internal tools.)',
       );
     }
-    this.#keySource = keySourceOf(options.apiKey);
+    // Every bad option named in one error, before the key and the base URL are read.
+    const checked = checkOptions(ClientOptionsSchema, options, 'PaymentsClient options');
+    this.#keySource = keySourceOf(checked.apiKey);
     if (typeof this.#keySource === 'string') this.#mode = modeOfKey(this.#keySource);
     const baseUrl = options.baseUrl ?? readEnv('PAYMENTS_BASE_URL');
     if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
@@ -209,14 +220,14 @@ export class PaymentsClient {
     this.baseUrl = normalizeBaseUrl(baseUrl);
     this.#webhookSecret = options.webhookSecret ?? readEnv('PAYMENTS_WEBHOOK_SECRET');
     this.#options = { ...options, baseUrl: this.baseUrl, webhookSecret: this.#webhookSecret };
-    this.timeout = checkTimeout(options.timeout ?? 30_000, 'timeout');
-    this.maxRetries = checkRetries(options.maxRetries ?? 2, 'maxRetries');
-    this.#defaultHeaders = checkHeaders(options.headers, 'headers');
+    this.timeout = checked.timeout ?? 30_000;
+    this.maxRetries = checked.maxRetries ?? 2;
+    this.#defaultHeaders = { ...checked.headers };
     // `authorization` is set by the transport, once the call has read the key.
     this.#ownHeaders = [
       ['accept', 'application/json'],
       // The runtime does not change under a client: read once.
-      ['user-agent', `payments-sdk/${VERSION} (${runtimeName()})${appInfoText(options.appInfo)}`],
+      ['user-agent', `payments-sdk/${VERSION} (${runtimeName()})${appInfoText(checked.appInfo)}`],
     ];
     const owned = new Set(['authorization', ...this.#ownHeaders.map(([name]) => name)]);
     this.#baseHeaders = [...Object.entries(this.#defaultHeaders).filter(([name]) => !owned.has(name.toLowerCase())), ...this.#ownHeaders];
@@ -225,10 +236,10 @@ export class PaymentsClient {
       apiRoot: `${this.baseUrl}${API_PREFIX}`,
       apiKey: () => this.#readKey(),
       logger: levelledLogger(options.logger, options.logLevel),
-      backoff: checkBackoff(options.retryBackoff),
-      maxResponseBytes: checkMaxResponseBytes(options.maxResponseBytes),
+      backoff: checked.retryBackoff,
+      maxResponseBytes: checked.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     });
-    this.#telemetry = checkTelemetry(options.telemetry);
+    this.#telemetry = checked.telemetry && guardTelemetry(checked.telemetry);
     this.#server = this.#telemetry && serverOf(this.baseUrl);
 
     this.payments = new Payments(this);
@@ -285,8 +296,10 @@ export class PaymentsClient {
           'For another base URL, webhook secret or fetch, construct a new PaymentsClient.',
       );
     }
-    const headers =
-      defaults.headers === undefined ? this.#defaultHeaders : { ...this.#defaultHeaders, ...checkHeaders(defaults.headers, 'headers') };
+    // Headers that are not an object go to the constructor as they are, which names them.
+    const headers = isRecord(defaults.headers)
+      ? { ...this.#defaultHeaders, ...defaults.headers }
+      : (defaults.headers ?? this.#defaultHeaders);
     const apiKey = defaults.apiKey === undefined ? this.#options.apiKey : defaults.apiKey;
     return new PaymentsClient({ ...this.#options, ...defaults, apiKey, headers });
   }
@@ -321,16 +334,15 @@ export class PaymentsClient {
       { method, path, query, body, schema, label }: ReturnType<typeof checkRequest<T>>,
       call: CallObserver | undefined,
     ): Promise<WithResponse<T>> => {
-      const headers = this.#headers(options);
-      if (idempotencyKey !== undefined) headers.set('idempotency-key', idempotencyKey);
+      const sent = this.#callOptions(options);
+      if (idempotencyKey !== undefined) sent.headers.set('idempotency-key', idempotencyKey);
       const text = body === undefined ? undefined : jsonBody(body);
-      if (text !== undefined) headers.set('content-type', 'application/json');
+      if (text !== undefined) sent.headers.set('content-type', 'application/json');
       const { response, body: received } = await this.#transport.send({
         method,
         path: `${path}${query}`,
-        headers,
         body: text,
-        ...this.#callOptions(options),
+        ...sent,
         observer: call,
       });
       // A classic zod schema and a zod/mini one both have the `safeParse` the check calls (checkRequest made sure).
@@ -358,15 +370,14 @@ export class PaymentsClient {
     const run = async (call?: CallObserver): Promise<WithResponse<T>> => {
       // A bad key and bad params are named in one error: every bad field at once.
       const body = checkParams(spec.params, params, `${spec.label} params`, idempotencyKeyIssues(idempotencyKey));
-      const headers = this.#headers(options);
-      headers.set('idempotency-key', idempotencyKey);
-      headers.set('content-type', 'application/json');
+      const sent = this.#callOptions(options);
+      sent.headers.set('idempotency-key', idempotencyKey);
+      sent.headers.set('content-type', 'application/json');
       const { response, body: received } = await this.#transport.send({
         method: 'POST',
         path,
-        headers,
         body: jsonBody(body),
-        ...this.#callOptions(options),
+        ...sent,
         observer: call,
       });
       // 201 is a creation; 200 is the service replaying an earlier one with the same key.
@@ -446,7 +457,7 @@ export class PaymentsClient {
   }
 
   #get(path: string, options: RequestOptions, call: CallObserver | undefined) {
-    return this.#transport.send({ method: 'GET', path, headers: this.#headers(options), ...this.#callOptions(options), observer: call });
+    return this.#transport.send({ method: 'GET', path, ...this.#callOptions(options), observer: call });
   }
 
   // --- telemetry wiring: one observed call per SDK call (per page, for a list) ---
@@ -503,21 +514,21 @@ export class PaymentsClient {
 
   // --- end telemetry wiring ---
 
-  #headers(options: RequestOptions): Headers {
+  /**
+   * What a call sends beside its method, path and body, its options checked: the headers (the
+   * client's, then the call's, then the SDK's own), the timeout and retries (the call's or the
+   * client's), and the signal.
+   */
+  #callOptions(options: RequestOptions): Pick<CallRequest, 'headers' | 'timeout' | 'maxRetries' | 'signal'> {
+    const checked = checkOptions(RequestOptionsSchema, options, 'request options');
     // The common call has no headers of its own: its list is built once, at construction.
-    if (options.headers === undefined) return new Headers(this.#baseHeaders);
-    const headers = new Headers(this.#defaultHeaders);
-    for (const [k, v] of Object.entries(checkHeaders(options.headers, 'options.headers'))) headers.set(k, v);
-    for (const [k, v] of this.#ownHeaders) headers.set(k, v);
-    return headers;
-  }
-
-  #callOptions(options: RequestOptions): Pick<CallRequest, 'timeout' | 'maxRetries' | 'signal'> {
-    return {
-      timeout: options.timeout === undefined ? this.timeout : checkTimeout(options.timeout, 'options.timeout'),
-      maxRetries: options.maxRetries === undefined ? this.maxRetries : checkRetries(options.maxRetries, 'options.maxRetries'),
-      signal: options.signal,
-    };
+    let headers = new Headers(this.#baseHeaders);
+    if (checked.headers !== undefined) {
+      headers = new Headers(this.#defaultHeaders);
+      for (const [k, v] of Object.entries(checked.headers)) headers.set(k, v);
+      for (const [k, v] of this.#ownHeaders) headers.set(k, v);
+    }
+    return { headers, timeout: checked.timeout ?? this.timeout, maxRetries: checked.maxRetries ?? this.maxRetries, signal: options.signal };
   }
 
   /** What `JSON.stringify(client)` shows: settings, never the key. */
@@ -645,15 +656,6 @@ function serverOf(baseUrl: string): { address: string; port: number } {
   return { address: url.hostname.replace(/^\[|\]$/g, ''), port };
 }
 
-/** `telemetry`: an object with the hooks the client calls. */
-function checkTelemetry(telemetry: Telemetry | undefined): Telemetry | undefined {
-  if (telemetry === undefined) return undefined;
-  if (telemetry === null || typeof telemetry !== 'object' || typeof telemetry.onCall !== 'function') {
-    throw new PaymentsError('telemetry must be an object with an onCall hook, such as openTelemetry() from payments-sdk/opentelemetry.');
-  }
-  return guardTelemetry(telemetry);
-}
-
 // --- end telemetry wiring ---
 
 /**
@@ -664,9 +666,6 @@ function checkTelemetry(telemetry: Telemetry | undefined): Telemetry | undefined
 function keySourceOf(option: ClientOptions['apiKey']): string | (() => string | Promise<string>) {
   if (typeof option === 'function') return option;
   const given = option ?? readEnv('PAYMENTS_API_KEY');
-  if (given !== undefined && typeof given !== 'string') {
-    throw new PaymentsError(`apiKey must be a string or a function that returns one, got ${typeof given}.`);
-  }
   if (given === undefined || given.trim() === '') {
     return () => {
       const key = readEnv('PAYMENTS_API_KEY');
@@ -695,19 +694,11 @@ function checkKeyText(apiKey: string): void {
   }
 }
 
-/**
- * `appInfo` as the end of the `User-Agent` (` name/version (+url)`), checked: strings without
- * spaces, and nothing `Headers` refuses (a line break, a NUL); `''` without one.
- */
+/** `appInfo` as the end of the `User-Agent` (` name/version (+url)`); `''` without one. */
 function appInfoText(appInfo: ClientOptions['appInfo']): string {
   if (appInfo === undefined) return '';
-  const { name, version = '', url = '' } = isRecord(appInfo) ? appInfo : ({} as Record<string, unknown>);
-  const text = ` ${name}${version && `/${version}`}${url && ` (+${url})`}`;
-  // A trailing line break would be trimmed by `Headers`, not refused: the `x` after it keeps it inside.
-  if (![name, version, url].every((part) => typeof part === 'string' && !part.includes(' ')) || !name || !isHeaderSafe(`${text}x`)) {
-    throw new PaymentsError('appInfo must be { name, version?, url? }: strings without spaces or line breaks.');
-  }
-  return text;
+  const { name, version, url } = appInfo;
+  return ` ${name}${version ? `/${version}` : ''}${url ? ` (+${url})` : ''}`;
 }
 
 /** `true` when `Headers` accepts this value (and name); never lets its TypeError, which quotes the value, out. */
@@ -720,62 +711,69 @@ function isHeaderSafe(value: string, name = 'authorization'): boolean {
   }
 }
 
+// --- option schemas: each bad option named in one error ---
+
+/** The headers `Headers` refuses, by their quoted names; `undefined` when `headers` is not an object. */
+function badHeaderNames(headers: unknown): string[] | undefined {
+  if (!isRecord(headers)) return undefined;
+  return Object.keys(headers)
+    .filter((name) => !isHeaderSafe(String(headers[name]), name))
+    .map((name) => JSON.stringify(name));
+}
+
 /**
- * Checks header names and values before anything is sent. `Headers` would throw a TypeError that
+ * Header names and values, checked before anything is sent. `Headers` would throw a TypeError that
  * quotes the value (a token, say): the error names the bad headers only.
  */
-function checkHeaders(headers: Record<string, string> | undefined, name: string): Record<string, string> {
-  if (headers === undefined) return {};
-  if (!isRecord(headers)) {
-    throw new PaymentsError(`${name} must be an object of header names to string values.`);
-  }
-  const bad: string[] = [];
-  for (const [key, value] of Object.entries(headers)) {
-    if (!isHeaderSafe(String(value), key)) bad.push(JSON.stringify(key));
-  }
-  if (bad.length > 0) {
-    throw new PaymentsError(`${name}: invalid HTTP header name or value for ${bad.join(', ')} (a line break or a character HTTP forbids).`);
-  }
-  return { ...headers };
-}
+const headersSchema = z.custom<Record<string, string>>((headers) => badHeaderNames(headers)?.length === 0, {
+  error: (issue) => {
+    const bad = badHeaderNames(issue.input);
+    return bad
+      ? `invalid HTTP header name or value for ${bad.join(', ')} (a line break or a character HTTP forbids)`
+      : `must be an object of header names to string values, got ${kind(issue.input)}`;
+  },
+});
 
-function checkTimeout(value: number, name: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) {
-    throw new PaymentsError(`${name} must be a number of milliseconds between 1 and ${MAX_TIMER_MS}, got ${String(value)}.`);
-  }
-  return value;
-}
+/** What a call's options may change, as the client's options set them. */
+const callShape = {
+  /** Milliseconds per attempt: at least 1, and no more than a timer holds. */
+  timeout: z.optional(z.number().check(z.minimum(1), z.maximum(MAX_TIMER_MS))),
+  maxRetries: z.optional(z.int().check(z.minimum(0), z.maximum(10))),
+  headers: z.optional(headersSchema),
+};
 
-/** `retryBackoff`: each given delay a number of milliseconds from 0 to MAX_TIMER_MS; every bad one named. */
-function checkBackoff(backoff: RetryBackoff | undefined): RetryBackoff | undefined {
-  if (backoff === undefined) return undefined;
-  if (backoff === null || typeof backoff !== 'object') {
-    throw new PaymentsError(`retryBackoff must be an object { initialMs?, maxMs? }, got ${backoff === null ? 'null' : typeof backoff}.`);
-  }
-  const bad = (['initialMs', 'maxMs'] as const).filter((key) => {
-    const value = backoff[key];
-    return value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_TIMER_MS);
-  });
-  if (bad.length > 0) {
-    throw new PaymentsError(
-      `retryBackoff: ${bad.map((key) => `${key} must be a number of milliseconds between 0 and ${MAX_TIMER_MS}, got ${String(backoff[key])}`).join('; ')}.`,
-    );
-  }
-  return { ...backoff };
-}
+/** A call's {@link RequestOptions}; its `idempotencyKey` is checked with a creation's params. */
+const RequestOptionsSchema = z.looseObject(callShape);
 
-/** `maxResponseBytes`: a whole number of bytes, at least 1 KiB (a page of the service fits many times). */
-function checkMaxResponseBytes(value: number | undefined): number {
-  if (value === undefined) return DEFAULT_MAX_RESPONSE_BYTES;
-  if (!Number.isSafeInteger(value) || value < 1024) {
-    throw new PaymentsError(`maxResponseBytes must be a whole number of bytes of at least 1024, got ${String(value)}.`);
-  }
-  return value;
-}
+/** A part of `appInfo`: it goes into the `User-Agent` as it is, so no space and nothing `Headers` refuses. */
+const appInfoPart = z.string().check(
+  // A trailing line break would be trimmed by `Headers`, not refused: the `x` around it keeps it inside.
+  z.refine((part) => !part.includes(' ') && isHeaderSafe(`x${part}x`), {
+    error: (issue) => `must be a string without spaces or line breaks, got ${JSON.stringify(issue.input)}`,
+  }),
+);
 
-function checkRetries(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 0 || value > 10) {
-    throw new PaymentsError(`${name} must be an integer from 0 to 10, got ${String(value)}.`);
-  }
-  return value;
-}
+/** A delay of `retryBackoff`, in milliseconds. */
+const backoffDelay = z.optional(z.number().check(z.minimum(0), z.maximum(MAX_TIMER_MS)));
+
+/** {@link ClientOptions}: the key's kind (its text is checked by `checkKeyText`), the numbers, headers and hooks. */
+const ClientOptionsSchema = z.looseObject({
+  ...callShape,
+  apiKey: z.optional(
+    z.custom<ClientOptions['apiKey']>((key) => key === null || typeof key === 'string' || typeof key === 'function', {
+      error: (issue) => `must be a string or a function that returns one, got ${kind(issue.input)}`,
+    }),
+  ),
+  appInfo: z.optional(
+    z.looseObject({ name: appInfoPart.check(z.minLength(1)), version: z.optional(appInfoPart), url: z.optional(appInfoPart) }),
+  ),
+  retryBackoff: z.optional(z.looseObject({ initialMs: backoffDelay, maxMs: backoffDelay })),
+  /** Bytes of a decoded answer: at least 1 KiB (a page of the service fits many times). */
+  maxResponseBytes: z.optional(z.int().check(z.minimum(1024))),
+  telemetry: z.optional(
+    z.custom<Telemetry>((telemetry) => typeof (telemetry as Telemetry | null)?.onCall === 'function', {
+      error: (issue) =>
+        `must be an object with an onCall hook, such as openTelemetry() from payments-sdk/opentelemetry, got ${kind(issue.input)}`,
+    }),
+  ),
+});

@@ -4,14 +4,15 @@
  * filters that travel outside a body.
  */
 import type * as z from 'zod/mini';
-import { InvalidParamsError, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
+import { InvalidParamsError, PaymentsError, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
 import { isSendableDate } from '../schemas/list-params.js';
+import { formatIssues } from './format-issues.js';
 import { isRecord } from './is-record.js';
-import { toIssues, typeName } from './zod-issues.js';
+import { SDK_WORDS, toIssues, typeName } from './zod-issues.js';
 
 /** Validates params before anything is sent; throws one {@link InvalidParamsError} naming every bad field. */
 export function checkParams<T>(schema: z.ZodMiniType<T>, params: unknown, label: string, more: ValidationIssue[] = []): T {
-  const result = schema.safeParse(params);
+  const result = schema.safeParse(params, SDK_WORDS);
   if (result.success && more.length === 0) return result.data;
   // `more`: problems found outside the schema (an option, a filter), reported in the same error;
   // a field the schema already named is named once.
@@ -20,9 +21,19 @@ export function checkParams<T>(schema: z.ZodMiniType<T>, params: unknown, label:
   throw new InvalidParamsError([...more.filter((issue) => !named.has(issue.path.join('\u0000'))), ...issues], label);
 }
 
+/**
+ * Validates the options of the client or of a call; throws one {@link PaymentsError} naming every
+ * bad option. (Options are settings, not params: a bad one is a `PaymentsError`, as a missing key is.)
+ */
+export function checkOptions<T>(schema: z.ZodMiniType<T>, options: unknown, label: string): T {
+  const result = schema.safeParse(options, SDK_WORDS);
+  if (result.success) return result.data;
+  throw new PaymentsError(`Invalid ${label}: ${formatIssues(toIssues(result.error.issues, options))}.`);
+}
+
 /** Validates a 2xx body; throws {@link ResponseValidationError} with the issues and the raw body. */
 export function checkResponse<T>(schema: z.ZodMiniType<T>, body: unknown, label = 'response'): T {
-  const result = schema.safeParse(body);
+  const result = schema.safeParse(body, SDK_WORDS);
   if (result.success) return result.data;
   throw new ResponseValidationError(toIssues(result.error.issues, body), body, label);
 }
@@ -36,7 +47,7 @@ export function checkData<T>(schema: z.ZodMiniType<T>, body: unknown, label = 'r
   if (!isRecord(body) || !('data' in body)) {
     throw new ResponseValidationError([{ path: ['data'], message: 'is required: expected an object with a "data" member' }], body, label);
   }
-  const result = schema.safeParse(body.data);
+  const result = schema.safeParse(body.data, SDK_WORDS);
   if (result.success) return result.data;
   const issues = toIssues(result.error.issues, body.data).map((issue) => ({ path: ['data', ...issue.path], message: issue.message }));
   throw new ResponseValidationError(issues, body, label);

@@ -9,6 +9,16 @@ import { withArticle } from './article.js';
 
 type RawIssue = z.core.$ZodIssue;
 
+/** What zod calls an issue it has no words for. */
+const NO_WORDS = 'Invalid input';
+
+/**
+ * Parse options that keep zod's own messages out, so that {@link toIssues} words every issue: classic
+ * zod, loaded anywhere in the process, or a merchant's `z.config()` would otherwise set English ones
+ * ("Too small: expected number to be >=1"). A schema's own `error` still wins.
+ */
+export const SDK_WORDS = { error: () => NO_WORDS };
+
 /** Turns zod issues into SDK issues with English messages; unknown keys become one issue each. */
 export function toIssues(issues: readonly RawIssue[], input: unknown): ValidationIssue[] {
   const out: ValidationIssue[] = [];
@@ -32,7 +42,7 @@ export function toIssues(issues: readonly RawIssue[], input: unknown): Validatio
 
 function describe(issue: RawIssue, value: unknown): string {
   // A custom message given in the schema (`{ error: '...' }`) wins.
-  if (issue.message && issue.message !== 'Invalid input') return issue.message;
+  if (issue.message && issue.message !== NO_WORDS) return issue.message;
   switch (issue.code) {
     case 'invalid_type':
       if (value === undefined) return 'is required';

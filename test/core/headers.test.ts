@@ -167,9 +167,13 @@ describe('bad headers', () => {
   });
 
   it('headers that are not an object of names to values (null, an array, a string) are refused at construction', () => {
-    for (const headers of [null, [['X-Token', 'x']], 'X-Token: x']) {
+    for (const [headers, got] of [
+      [null, 'null'],
+      [[['X-Token', 'x']], 'an array'],
+      ['X-Token: x', 'a string'],
+    ]) {
       expect(() => makeClient({ headers: headers as unknown as Record<string, string> })).toThrowError(
-        new PaymentsError('headers must be an object of header names to string values.'),
+        new PaymentsError(`Invalid PaymentsClient options: headers: must be an object of header names to string values, got ${got}.`),
       );
     }
   });

@@ -293,7 +293,10 @@ describe('client.withOptions: other defaults, the same settings and connection p
     expect(() => client.withOptions({ apiKey: 'sk_live_other', baseUrl: 'http://127.0.0.1:2' } as never)).toThrow(
       /withOptions changes apiKey, timeout, maxRetries, headers, retryBackoff, maxResponseBytes, logger, logLevel; not "baseUrl"/,
     );
-    expect(() => client.withOptions({ timeout: 0 })).toThrow(/timeout must be a number of milliseconds/);
+    expect(() => client.withOptions({ timeout: 0 })).toThrow(/timeout: must be ≥ 1, got 0/);
+    expect(() => client.withOptions({ headers: 'X-Token: x' as never })).toThrow(
+      /headers: must be an object of header names to string values, got a string/,
+    );
     expect(() => client.withOptions({ headers: { 'X-Bad': 'a\nb' } })).toThrow(/invalid HTTP header name or value for "X-Bad"/);
     expect(() => client.withOptions(null as never)).toThrow(PaymentsError);
     expect(everythingIn(client.withOptions({ maxRetries: 1 }))).not.toContain(KEY);
