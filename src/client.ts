@@ -363,13 +363,15 @@ export class PaymentsClient {
   postCreation<P, T>(
     path: string,
     params: P,
-    spec: { params: z.ZodMiniType<P>; result: z.ZodMiniType<T>; label: string },
+    paramsSchema: z.ZodMiniType<P>,
+    result: z.ZodMiniType<T>,
     options: RequestOptions = {},
   ): APIPromise<T> {
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    const operation = operationOf('create', path);
     const run = async (call?: CallObserver): Promise<WithResponse<T>> => {
       // A bad key and bad params are named in one error: every bad field at once.
-      const body = checkParams(spec.params, params, `${spec.label} params`, idempotencyKeyIssues(idempotencyKey));
+      const body = checkParams(paramsSchema, params, `${operation.operation} params`, idempotencyKeyIssues(idempotencyKey));
       const sent = this.#callOptions(options);
       sent.headers.set('idempotency-key', idempotencyKey);
       sent.headers.set('content-type', 'application/json');
@@ -382,29 +384,26 @@ export class PaymentsClient {
       });
       // 201 is a creation; 200 is the service replaying an earlier one with the same key.
       return {
-        data: checkData(spec.result, received, `${spec.label} response`),
+        data: checkData(result, received, `${operation.operation} response`),
         response,
         idempotencyKey,
         replayed: response.status === 200,
       };
     };
-    return new APIPromise(withIdempotencyKey(this.#observed(this.#operation('create', path), run, idempotencyKey), idempotencyKey));
+    return new APIPromise(withIdempotencyKey(this.#observed(operation, run, idempotencyKey), idempotencyKey));
   }
 
   /**
-   * `GET` of one object by identifier (URL-encoded), unwrapped from `{ data }`.
+   * `GET` of one object by identifier, unwrapped from `{ data }`: `template` is its path with the
+   * identifier's placeholder (`/payments/{uuid}`), which the identifier, URL-encoded, replaces.
    * @internal Used by resources.
    */
-  getObject<T>(
-    pathPrefix: string,
-    id: string | number,
-    spec: { result: z.ZodMiniType<T>; label: string },
-    options: RequestOptions = {},
-  ): APIPromise<T> {
+  getObject<T>(template: string, id: string | number, result: z.ZodMiniType<T>, options: RequestOptions = {}): APIPromise<T> {
+    const operation = operationOf('retrieve', template);
     return new APIPromise(
-      this.#observed(this.#operation('retrieve', pathPrefix), async (call) => {
-        const { response, body } = await this.#get(`${pathPrefix}/${pathSegment(id, spec.label)}`, options, call);
-        return { data: checkData(spec.result, body, `${spec.label} response`), response, replayed: false };
+      this.#observed(operation, async (call) => {
+        const { response, body } = await this.#get(template.replace(/\{\w+\}$/, pathSegment(id, operation.operation)), options, call);
+        return { data: checkData(result, body, `${operation.operation} response`), response, replayed: false };
       }),
     );
   }
@@ -415,12 +414,13 @@ export class PaymentsClient {
    * the body (`data.1`, or `1` in a bare array) and carries the whole body.
    * @internal Used by resources.
    */
-  getUnpaginated<T>(path: string, spec: { result: z.ZodMiniType<T>; label: string }, options: RequestOptions = {}): APIPromise<T> {
+  getUnpaginated<T>(path: string, result: z.ZodMiniType<T>, options: RequestOptions = {}): APIPromise<T> {
+    const operation = operationOf('list', path);
+    const label = `${operation.operation} response`;
     return new APIPromise(
-      this.#observed(this.#operation('list', path), async (call) => {
+      this.#observed(operation, async (call) => {
         const { response, body } = await this.#get(path, options, call);
-        const data =
-          isRecord(body) && 'data' in body ? checkData(spec.result, body, spec.label) : checkResponse(spec.result, body, spec.label);
+        const data = isRecord(body) && 'data' in body ? checkData(result, body, label) : checkResponse(result, body, label);
         return { data, response, replayed: false };
       }),
     );
@@ -434,22 +434,24 @@ export class PaymentsClient {
   getPaginated<P extends object, T>(
     path: string,
     params: P | undefined,
-    spec: { params: z.ZodMiniType<P>; item: z.ZodMiniType<T>; label: string },
+    paramsSchema: z.ZodMiniType<P>,
+    item: z.ZodMiniType<T>,
     options: RequestOptions = {},
   ): PagePromise<T> {
-    const envelopeSchema = listEnvelope(spec.item);
+    const operation = operationOf('list', path);
+    const envelopeSchema = listEnvelope(item);
     // Each page knows how to fetch the next: the path and query of its links.next, plus the first
     // request's filters when the link dropped them (keepFilters).
     // One observed call per page read.
     const fetchPage = (pathAndQuery: string, filters: string): Promise<WithResponse<Page<T>>> =>
-      this.#observed(this.#operation('list', path), async (call) => {
+      this.#observed(operation, async (call) => {
         const { response, body } = await this.#get(pathAndQuery, options, call);
-        const envelope = checkResponse(envelopeSchema, body, `${spec.label} page`);
+        const envelope = checkResponse(envelopeSchema, body, `${operation.operation} page`);
         return { data: new Page(envelope, (next) => fetchPage(keepFilters(next, filters), filters)), response, replayed: false };
       });
     return new PagePromise(
       (async () => {
-        const checked = checkParams(spec.params, params ?? {}, `${spec.label} list params`, filterIssues(params));
+        const checked = checkParams(paramsSchema, params ?? {}, `${operation.operation} params`, filterIssues(params));
         const filters = toQueryString(checked as Record<string, unknown>);
         return fetchPage(`${path}${filters}`, filters);
       })(),
@@ -465,19 +467,6 @@ export class PaymentsClient {
   /** The telemetry of this client, for bulk payouts and reconciliation. @internal */
   get telemetry(): Telemetry | undefined {
     return this.#telemetry;
-  }
-
-  /** The call `<resource>.<kind>` on the resource at `path` (`/payments`), with its path template. */
-  #operation(kind: 'create' | 'retrieve' | 'list', path: string): ObservedOperation {
-    const info: ObservedOperation = {
-      operation: `${resourceName(path)}.${kind}`,
-      method: kind === 'create' ? 'POST' : 'GET',
-      urlTemplate: `${API_PREFIX}${path}${kind === 'retrieve' ? `/${idPlaceholder(path)}` : ''}`,
-    };
-    const field = RECORD_FIELDS[path];
-    // The record's kind from the path: `/payment-links` → `payment_link`.
-    const type = path.slice(1, -1).replace('-', '_') as RecordOfCall['type'];
-    return kind === 'list' || field === undefined ? info : { ...info, record: { type, field } };
   }
 
   /**
@@ -625,28 +614,38 @@ interface RecordOfCall {
   field: string;
 }
 
-/** The field that identifies the record each resource's calls read or create, by the resource's path. */
+/** The field that identifies the record each resource's calls read or create, by the resource's name. */
 const RECORD_FIELDS: Readonly<Record<string, string>> = {
-  '/payments': 'uuid',
-  '/checkout-sessions': 'reference',
-  '/payouts': 'id',
+  payments: 'uuid',
+  checkoutSessions: 'reference',
+  payouts: 'id',
   // A payment link is identified by its `uuid` (its `slug` can change).
-  '/payment-links': 'uuid',
+  paymentLinks: 'uuid',
 };
 
-/** What a call is, for telemetry: its name, method and path template, and the record it reads or creates. */
+/**
+ * What a call is: its name, which its errors name too (`payments.create`), its method and path
+ * template for telemetry, and the record it reads or creates.
+ */
 type ObservedOperation = Pick<TelemetryCallInfo, 'operation' | 'method' | 'urlTemplate'> & { record?: RecordOfCall | undefined };
 
-/** The resource of a path, as merchants call it: `/checkout-sessions` → `checkoutSessions`. */
-function resourceName(path: string): string {
-  return (path.split('/')[1] ?? '').replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
-}
-
-/** The placeholder of a resource's identifier in its path template, as the service documents it. */
-function idPlaceholder(path: string): string {
-  if (path === '/payments') return '{uuid}';
-  if (path === '/checkout-sessions') return '{reference}';
-  return '{id}';
+/**
+ * The call `<resource>.<kind>` at `path`, the resource's path (`/checkout-sessions`) or, for a
+ * retrieve, its template (`/checkout-sessions/{reference}`).
+ */
+function operationOf(kind: 'create' | 'retrieve' | 'list', path: string): ObservedOperation {
+  const segment = path.split('/')[1] ?? '';
+  // The resource as merchants call it: `checkout-sessions` → `checkoutSessions`.
+  const name = segment.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+  const info: ObservedOperation = {
+    operation: `${name}.${kind}`,
+    method: kind === 'create' ? 'POST' : 'GET',
+    urlTemplate: `${API_PREFIX}${path}`,
+  };
+  const field = RECORD_FIELDS[name];
+  // The record's kind from the path: `payment-links` → `payment_link`.
+  const type = segment.slice(0, -1).replace('-', '_') as RecordOfCall['type'];
+  return kind === 'list' || field === undefined ? info : { ...info, record: { type, field } };
 }
 
 /** The host (an IPv6 address without its brackets) and port of the service root. */

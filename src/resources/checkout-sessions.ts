@@ -27,27 +27,17 @@ export class CheckoutSessions extends APIResource {
 
   /** Creates a session: `POST /api/v1/checkout-sessions`. Redirect the customer to its `checkout_url`. */
   create(params: CheckoutSessionCreateParams, options?: RequestOptions): APIPromise<CheckoutSession> {
-    return this._client.postCreation(
-      '/checkout-sessions',
-      params,
-      { params: CheckoutSessionCreateParamsSchema, result: CheckoutSessionSchema, label: 'checkoutSessions.create' },
-      options,
-    );
+    return this._client.postCreation('/checkout-sessions', params, CheckoutSessionCreateParamsSchema, CheckoutSessionSchema, options);
   }
 
   /** Reads a session: `GET /api/v1/checkout-sessions/{reference}`. */
   retrieve(reference: string, options?: RequestOptions): APIPromise<CheckoutSession> {
-    return this._client.getObject('/checkout-sessions', reference, { result: CheckoutSessionSchema, label: 'checkout session' }, options);
+    return this._client.getObject('/checkout-sessions/{reference}', reference, CheckoutSessionSchema, options);
   }
 
   /** Lists sessions, most recent first: `GET /api/v1/checkout-sessions`. */
   list(params?: CheckoutSessionListParams, options?: RequestOptions): PagePromise<CheckoutSession> {
-    return this._client.getPaginated(
-      '/checkout-sessions',
-      params,
-      { params: CheckoutSessionListParamsSchema, item: CheckoutSessionSchema, label: 'checkout sessions' },
-      options,
-    );
+    return this._client.getPaginated('/checkout-sessions', params, CheckoutSessionListParamsSchema, CheckoutSessionSchema, options);
   }
 
   /**

@@ -37,27 +37,17 @@ export class Payments extends APIResource {
    * the payment shows the amount charged in the operator's currency.
    */
   create(params: PaymentCreateParams, options?: RequestOptions): APIPromise<Payment> {
-    return this._client.postCreation(
-      '/payments',
-      params,
-      { params: PaymentCreateParamsSchema, result: PaymentSchema, label: 'payments.create' },
-      options,
-    );
+    return this._client.postCreation('/payments', params, PaymentCreateParamsSchema, PaymentSchema, options);
   }
 
   /** Reads a payment: `GET /api/v1/payments/{uuid}`. */
   retrieve(uuid: string, options?: RequestOptions): APIPromise<Payment> {
-    return this._client.getObject('/payments', uuid, { result: PaymentSchema, label: 'payment' }, options);
+    return this._client.getObject('/payments/{uuid}', uuid, PaymentSchema, options);
   }
 
   /** Lists payments, most recent first: `GET /api/v1/payments`. Await it for one page, or `for await` over every payment. */
   list(params?: PaymentListParams, options?: RequestOptions): PagePromise<Payment> {
-    return this._client.getPaginated(
-      '/payments',
-      params,
-      { params: PaymentListParamsSchema, item: PaymentSchema, label: 'payments' },
-      options,
-    );
+    return this._client.getPaginated('/payments', params, PaymentListParamsSchema, PaymentSchema, options);
   }
 
   /**
