@@ -326,30 +326,17 @@ export class PaymentsClient {
     const posting = isRecord(request) && request.method === 'POST';
     const idempotencyKey = posting ? (options.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
     const run = async (): Promise<WithResponse<T>> => {
-      const checked = checkRequest(request, idempotencyKey);
+      const { method, path, query, body, schema } = checkRequest(request, idempotencyKey);
       // The path may hold identifiers: the call is reported by its method alone, without a path template.
-      return this.#observed({ operation: 'request', method: checked.method }, (call) => send(checked, call), idempotencyKey);
-    };
-    const send = async (
-      { method, path, query, body, schema, label }: ReturnType<typeof checkRequest<T>>,
-      call: CallObserver | undefined,
-    ): Promise<WithResponse<T>> => {
-      const sent = this.#callOptions(options);
-      if (idempotencyKey !== undefined) sent.headers.set('idempotency-key', idempotencyKey);
-      const text = body === undefined ? undefined : jsonBody(body);
-      if (text !== undefined) sent.headers.set('content-type', 'application/json');
-      const { response, body: received } = await this.#transport.send({
-        method,
-        path: `${path}${query}`,
-        body: text,
-        ...sent,
-        observer: call,
-      });
-      // A classic zod schema and a zod/mini one both have the `safeParse` the check calls (checkRequest made sure).
-      const data = schema === undefined ? (received as T) : checkResponse(schema as z.ZodMiniType<T>, received, `${label} response`);
-      return idempotencyKey === undefined
-        ? { data, response, replayed: false }
-        : { data, response, idempotencyKey, replayed: response.status === 200 };
+      return this.#call(
+        { operation: 'request', method },
+        options,
+        () => ({ path: `${path}${query}`, body }),
+        // A classic zod schema and a zod/mini one both have the `safeParse` the check calls (checkRequest made sure).
+        (received) =>
+          schema === undefined ? (received as T) : checkResponse(schema as z.ZodMiniType<T>, received, `${method} ${path} response`),
+        idempotencyKey,
+      );
     };
     return new APIPromise(withIdempotencyKey(run(), idempotencyKey));
   }
@@ -369,28 +356,15 @@ export class PaymentsClient {
   ): APIPromise<T> {
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     const operation = operationOf('create', path);
-    const run = async (call?: CallObserver): Promise<WithResponse<T>> => {
+    const call = this.#call(
+      operation,
+      options,
       // A bad key and bad params are named in one error: every bad field at once.
-      const body = checkParams(paramsSchema, params, `${operation.operation} params`, idempotencyKeyIssues(idempotencyKey));
-      const sent = this.#callOptions(options);
-      sent.headers.set('idempotency-key', idempotencyKey);
-      sent.headers.set('content-type', 'application/json');
-      const { response, body: received } = await this.#transport.send({
-        method: 'POST',
-        path,
-        body: jsonBody(body),
-        ...sent,
-        observer: call,
-      });
-      // 201 is a creation; 200 is the service replaying an earlier one with the same key.
-      return {
-        data: checkData(result, received, `${operation.operation} response`),
-        response,
-        idempotencyKey,
-        replayed: response.status === 200,
-      };
-    };
-    return new APIPromise(withIdempotencyKey(this.#observed(operation, run, idempotencyKey), idempotencyKey));
+      () => ({ path, body: checkParams(paramsSchema, params, `${operation.operation} params`, idempotencyKeyIssues(idempotencyKey)) }),
+      (received) => checkData(result, received, `${operation.operation} response`),
+      idempotencyKey,
+    );
+    return new APIPromise(withIdempotencyKey(call, idempotencyKey));
   }
 
   /**
@@ -401,10 +375,12 @@ export class PaymentsClient {
   getObject<T>(template: string, id: string | number, result: z.ZodMiniType<T>, options: RequestOptions = {}): APIPromise<T> {
     const operation = operationOf('retrieve', template);
     return new APIPromise(
-      this.#observed(operation, async (call) => {
-        const { response, body } = await this.#get(template.replace(/\{\w+\}$/, pathSegment(id, operation.operation)), options, call);
-        return { data: checkData(result, body, `${operation.operation} response`), response, replayed: false };
-      }),
+      this.#call(
+        operation,
+        options,
+        () => ({ path: template.replace(/\{\w+\}$/, pathSegment(id, operation.operation)) }),
+        (body) => checkData(result, body, `${operation.operation} response`),
+      ),
     );
   }
 
@@ -418,11 +394,12 @@ export class PaymentsClient {
     const operation = operationOf('list', path);
     const label = `${operation.operation} response`;
     return new APIPromise(
-      this.#observed(operation, async (call) => {
-        const { response, body } = await this.#get(path, options, call);
-        const data = isRecord(body) && 'data' in body ? checkData(result, body, label) : checkResponse(result, body, label);
-        return { data, response, replayed: false };
-      }),
+      this.#call(
+        operation,
+        options,
+        () => ({ path }),
+        (body) => (isRecord(body) && 'data' in body ? checkData(result, body, label) : checkResponse(result, body, label)),
+      ),
     );
   }
 
@@ -444,11 +421,15 @@ export class PaymentsClient {
     // request's filters when the link dropped them (keepFilters).
     // One observed call per page read.
     const fetchPage = (pathAndQuery: string, filters: string): Promise<WithResponse<Page<T>>> =>
-      this.#observed(operation, async (call) => {
-        const { response, body } = await this.#get(pathAndQuery, options, call);
-        const envelope = checkResponse(envelopeSchema, body, `${operation.operation} page`);
-        return { data: new Page(envelope, (next) => fetchPage(keepFilters(next, filters), filters)), response, replayed: false };
-      });
+      this.#call(
+        operation,
+        options,
+        () => ({ path: pathAndQuery }),
+        (body) =>
+          new Page(checkResponse(envelopeSchema, body, `${operation.operation} page`), (next) =>
+            fetchPage(keepFilters(next, filters), filters),
+          ),
+      );
     return new PagePromise(
       (async () => {
         const checked = checkParams(paramsSchema, params ?? {}, `${operation.operation} params`, filterIssues(params));
@@ -458,8 +439,36 @@ export class PaymentsClient {
     );
   }
 
-  #get(path: string, options: RequestOptions, call: CallObserver | undefined) {
-    return this.#transport.send({ method: 'GET', path, ...this.#callOptions(options), observer: call });
+  /**
+   * One HTTP call of the SDK, observed as `operation`: `prepare` checks the input (throwing before
+   * anything is sent) and gives the path and the body, sent as JSON; `read` checks the answer's
+   * body. A call with an `Idempotency-Key` (a creation) sends it, and tells a replay (`200`) from a
+   * creation (`201`).
+   */
+  #call<T>(
+    operation: ObservedOperation,
+    options: RequestOptions,
+    prepare: () => { path: string; body?: unknown },
+    read: (body: unknown) => T,
+    idempotencyKey?: string,
+  ): Promise<WithResponse<T>> {
+    return this.#observed(
+      operation,
+      async (observer) => {
+        const { path, body } = prepare();
+        const sent = this.#callOptions(options);
+        if (idempotencyKey !== undefined) sent.headers.set('idempotency-key', idempotencyKey);
+        const text = body === undefined ? undefined : jsonBody(body);
+        if (text !== undefined) sent.headers.set('content-type', 'application/json');
+        const { response, body: received } = await this.#transport.send({ method: operation.method, path, body: text, ...sent, observer });
+        const data = read(received);
+        // 201 is a creation; 200 is the service replaying an earlier one with the same key.
+        return idempotencyKey === undefined
+          ? { data, response, replayed: false }
+          : { data, response, idempotencyKey, replayed: response.status === 200 };
+      },
+      idempotencyKey,
+    );
   }
 
   // --- telemetry wiring: one observed call per SDK call (per page, for a list) ---
@@ -571,7 +580,6 @@ function checkRequest<T>(request: APIRequest<T>, idempotencyKey: string | undefi
     query: query === undefined ? '' : toQueryString(query),
     body,
     schema,
-    label: `${method} ${path}`,
   };
 }
 
