@@ -47,6 +47,7 @@ import { Payouts } from './resources/payouts.js';
 import { Wallets } from './resources/wallets.js';
 import { Webhooks } from './resources/webhook-verifier.js';
 import { listEnvelope } from './schemas/list-envelope.js';
+import { milliseconds } from './schemas/primitives.js';
 import { VERSION } from './version.js';
 
 // --- end telemetry wiring ---
@@ -601,14 +602,15 @@ function requestPathProblem(path: unknown): string | undefined {
   return undefined;
 }
 
-/** Serialises list params; `Date` values become their UTC `YYYY-MM-DD`. */
-export function toQueryString(params: Record<string, unknown>): string {
+/**
+ * Serialises list params or a query, checked by `filterIssues` first (one value per name, no array):
+ * `Date` values become their UTC `YYYY-MM-DD`.
+ */
+function toQueryString(params: Record<string, unknown>): string {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value === undefined || value === null) continue;
-    if (value instanceof Date) query.set(key, value.toISOString().slice(0, 10));
-    else if (Array.isArray(value)) for (const v of value) query.append(key, String(v));
-    else query.set(key, String(value));
+    query.set(key, value instanceof Date ? value.toISOString().slice(0, 10) : String(value));
   }
   const text = query.toString();
   return text ? `?${text}` : '';
@@ -743,8 +745,7 @@ const headersSchema = z.custom<Record<string, string>>((headers) => badHeaderNam
 
 /** What a call's options may change, as the client's options set them. */
 const callShape = {
-  /** Milliseconds per attempt: at least 1, and no more than a timer holds. */
-  timeout: z.optional(z.number().check(z.minimum(1), z.maximum(MAX_TIMER_MS))),
+  timeout: z.optional(milliseconds),
   maxRetries: z.optional(z.int().check(z.minimum(0), z.maximum(10))),
   headers: z.optional(headersSchema),
 };

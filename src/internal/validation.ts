@@ -61,10 +61,13 @@ export const MAX_ID_LENGTH = 255;
 /** Longest text value of a list filter. */
 export const MAX_FILTER_LENGTH = 2048;
 
-/** `false` for a string holding a lone surrogate, which no URL or header can carry as it is. */
+/**
+ * `false` for a string holding a lone surrogate, which no URL or header can carry as it is.
+ * `String#isWellFormed` (every runtime the SDK supports has it) is typed from ES2024 on; the SDK's
+ * types stop at ES2023.
+ */
 function isWellFormed(text: string): boolean {
-  // A lone surrogate: a high one not followed by a low one, or a low one not preceded by a high one.
-  return !/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(text);
+  return (text as string & { isWellFormed(): boolean }).isWellFormed();
 }
 
 /**
