@@ -129,17 +129,6 @@ export type ClientDefaults = Pick<
   'apiKey' | 'timeout' | 'maxRetries' | 'headers' | 'retryBackoff' | 'maxResponseBytes' | 'logger' | 'logLevel'
 >;
 
-const DEFAULT_KEYS: readonly (keyof ClientDefaults)[] = [
-  'apiKey',
-  'timeout',
-  'maxRetries',
-  'headers',
-  'retryBackoff',
-  'maxResponseBytes',
-  'logger',
-  'logLevel',
-];
-
 /**
  * A call to an endpoint of the service that the SDK does not model yet, for
  * {@link PaymentsClient.request}.
@@ -289,20 +278,9 @@ export class PaymentsClient {
    * ```
    */
   withOptions(defaults: ClientDefaults): PaymentsClient {
-    if (!isRecord(defaults)) throw new PaymentsError('withOptions takes an object of defaults, e.g. { timeout: 60_000 }.');
-    const others = Object.keys(defaults).filter((key) => !(DEFAULT_KEYS as readonly string[]).includes(key));
-    if (others.length > 0) {
-      throw new PaymentsError(
-        `withOptions changes ${DEFAULT_KEYS.join(', ')}; not ${others.map((key) => JSON.stringify(key)).join(', ')}. ` +
-          'For another base URL, webhook secret or fetch, construct a new PaymentsClient.',
-      );
-    }
-    // Headers that are not an object go to the constructor as they are, which names them.
-    const headers = isRecord(defaults.headers)
-      ? { ...this.#defaultHeaders, ...defaults.headers }
-      : (defaults.headers ?? this.#defaultHeaders);
+    const { headers } = checkOptions(ClientDefaultsSchema, defaults, 'withOptions defaults');
     const apiKey = defaults.apiKey === undefined ? this.#options.apiKey : defaults.apiKey;
-    return new PaymentsClient({ ...this.#options, ...defaults, apiKey, headers });
+    return new PaymentsClient({ ...this.#options, ...defaults, apiKey, headers: { ...this.#defaultHeaders, ...headers } });
   }
 
   /**
@@ -764,20 +742,37 @@ const appInfoPart = z.string().check(
 /** A delay of `retryBackoff`, in milliseconds. */
 const backoffDelay = z.optional(z.number().check(z.minimum(0), z.maximum(MAX_TIMER_MS)));
 
-/** {@link ClientOptions}: the key's kind (its text is checked by `checkKeyText`), the numbers, headers and hooks. */
-const ClientOptionsSchema = z.looseObject({
+/** {@link ClientDefaults}: what `withOptions` can change. */
+const defaultsShape = {
   ...callShape,
+  // The key's kind; its text is checked by `checkKeyText`.
   apiKey: z.optional(
     z.custom<ClientOptions['apiKey']>((key) => key === null || typeof key === 'string' || typeof key === 'function', {
       error: (issue) => `must be a string or a function that returns one, got ${kind(issue.input)}`,
     }),
   ),
-  appInfo: z.optional(
-    z.looseObject({ name: appInfoPart.check(z.minLength(1)), version: z.optional(appInfoPart), url: z.optional(appInfoPart) }),
-  ),
   retryBackoff: z.optional(z.looseObject({ initialMs: backoffDelay, maxMs: backoffDelay })),
   /** Bytes of a decoded answer: at least 1 KiB (a page of the service fits many times). */
   maxResponseBytes: z.optional(z.int().check(z.minimum(1024))),
+  // Checked by `levelledLogger`.
+  logger: z.optional(z.unknown()),
+  logLevel: z.optional(z.unknown()),
+};
+
+/** The defaults `withOptions` takes: any other option is the client's own, named with what to do instead. */
+const ClientDefaultsSchema = z.strictObject(defaultsShape, {
+  error: (issue) =>
+    issue.code === 'unrecognized_keys'
+      ? 'is not one of the defaults withOptions changes: for another base URL, webhook secret or fetch, construct a new PaymentsClient'
+      : undefined,
+});
+
+/** {@link ClientOptions}: the defaults, and what only the constructor sets. */
+const ClientOptionsSchema = z.looseObject({
+  ...defaultsShape,
+  appInfo: z.optional(
+    z.looseObject({ name: appInfoPart.check(z.minLength(1)), version: z.optional(appInfoPart), url: z.optional(appInfoPart) }),
+  ),
   telemetry: z.optional(
     z.custom<Telemetry>((telemetry) => typeof (telemetry as Telemetry | null)?.onCall === 'function', {
       error: (issue) =>

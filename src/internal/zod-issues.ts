@@ -25,7 +25,9 @@ export function toIssues(issues: readonly RawIssue[], input: unknown): Validatio
   for (const issue of issues) {
     const path = issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment));
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push({ path: [...path, key], message: unknownKeyMessage(key) });
+      // A message the schema gives (what to do instead) wins here too.
+      const message = issue.message === NO_WORDS ? undefined : issue.message;
+      for (const key of issue.keys) out.push({ path: [...path, key], message: message ?? unknownKeyMessage(key) });
       continue;
     }
     if (issue.code === 'invalid_union' && issue.errors.length > 0) {

@@ -291,7 +291,7 @@ describe('client.withOptions: other defaults, the same settings and connection p
   it('refuses what it cannot change, naming it, and bad values as the constructor does', () => {
     const client = new PaymentsClient({ apiKey: KEY, baseUrl: 'http://127.0.0.1:1' });
     expect(() => client.withOptions({ apiKey: 'sk_live_other', baseUrl: 'http://127.0.0.1:2' } as never)).toThrow(
-      /withOptions changes apiKey, timeout, maxRetries, headers, retryBackoff, maxResponseBytes, logger, logLevel; not "baseUrl"/,
+      /^Invalid withOptions defaults: baseUrl: is not one of the defaults withOptions changes: for another base URL, webhook secret or fetch, construct a new PaymentsClient\.$/,
     );
     expect(() => client.withOptions({ timeout: 0 })).toThrow(/timeout: must be ≥ 1, got 0/);
     expect(() => client.withOptions({ headers: 'X-Token: x' as never })).toThrow(
@@ -299,6 +299,11 @@ describe('client.withOptions: other defaults, the same settings and connection p
     );
     expect(() => client.withOptions({ headers: { 'X-Bad': 'a\nb' } })).toThrow(/invalid HTTP header name or value for "X-Bad"/);
     expect(() => client.withOptions(null as never)).toThrow(PaymentsError);
+    expect(() => client.withOptions(null as never)).toThrow(/withOptions defaults: must be an object, got null/);
+    // Every refused default and bad value in one error.
+    expect(() => client.withOptions({ fetch, webhookSecret: 'whsec_x', maxRetries: -1 } as never)).toThrow(
+      /maxRetries: must be ≥ 0, got -1; fetch: is not one of the defaults .*; webhookSecret: is not one of the defaults/,
+    );
     expect(everythingIn(client.withOptions({ maxRetries: 1 }))).not.toContain(KEY);
   });
 });
