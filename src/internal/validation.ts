@@ -62,12 +62,14 @@ export const MAX_ID_LENGTH = 255;
 export const MAX_FILTER_LENGTH = 2048;
 
 /**
- * `false` for a string holding a lone surrogate, which no URL or header can carry as it is.
- * `String#isWellFormed` (every runtime the SDK supports has it) is typed from ES2024 on; the SDK's
- * types stop at ES2023.
+ * What is wrong with text that travels in a URL, if anything: longer than `max`, or holding a lone
+ * surrogate, which no URL can carry as it is. (`String#isWellFormed`, which every runtime the SDK
+ * supports has, is typed from ES2024 on; the SDK's types stop at ES2023.)
  */
-function isWellFormed(text: string): boolean {
-  return (text as string & { isWellFormed(): boolean }).isWellFormed();
+function textProblem(text: string, max: number): string | undefined {
+  if (text.length > max) return `must be at most ${max} characters, got ${text.length}`;
+  if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) return 'must be well-formed text (it holds a lone UTF-16 surrogate)';
+  return undefined;
 }
 
 /**
@@ -89,12 +91,10 @@ function idProblem(id: unknown): string | undefined {
   }
   if (typeof id !== 'string' || id.trim() === '')
     return `must be a non-empty string, got ${id === '' ? '""' : typeof id === 'string' ? 'a blank string' : typeof id}`;
-  if (id.length > MAX_ID_LENGTH) return `must be at most ${MAX_ID_LENGTH} characters, got ${id.length}`;
-  if (!isWellFormed(id)) return 'must be well-formed text (it holds a lone UTF-16 surrogate)';
   // "." and ".." survive encodeURIComponent and the URL parser resolves them as path segments:
   // retrieve('..') would read GET /api/v1/ instead of an object.
   if (id === '.' || id === '..') return `must not be ${JSON.stringify(id)}`;
-  return undefined;
+  return textProblem(id, MAX_ID_LENGTH);
 }
 
 /**
@@ -115,18 +115,21 @@ export function idempotencyKeyIssues(key: unknown): ValidationIssue[] {
 /**
  * Problems with list filters: each is sent as one query parameter, so a value must be a string, a
  * finite number, a boolean or a valid Date (or `undefined`/`null`, meaning no filter), and names and
- * text must be well-formed and bounded. `[object Object]` never reaches the service.
+ * text must be well-formed and bounded. `[object Object]` never reaches the service. Each issue's
+ * path starts with `path` (`['query']` for a query).
  */
-export function filterIssues(params: unknown): ValidationIssue[] {
+export function filterIssues(params: unknown, path: string[] = []): ValidationIssue[] {
   if (!isRecord(params)) return [];
   const issues: ValidationIssue[] = [];
   for (const [key, value] of Object.entries(params)) {
-    if (key.length > MAX_ID_LENGTH || !isWellFormed(key)) {
-      issues.push({ path: [key.slice(0, 60)], message: `filter names must be well-formed text of at most ${MAX_ID_LENGTH} characters` });
+    const nameProblem = textProblem(key, MAX_ID_LENGTH);
+    if (nameProblem) {
+      // Named by its start: the name may be too long to show whole.
+      issues.push({ path: [...path, key.slice(0, 60)], message: `its name ${nameProblem}` });
       continue;
     }
     const problem = filterProblem(value);
-    if (problem) issues.push({ path: [key], message: problem });
+    if (problem) issues.push({ path: [...path, key], message: problem });
   }
   return issues;
 }
@@ -134,10 +137,7 @@ export function filterIssues(params: unknown): ValidationIssue[] {
 function filterProblem(value: unknown): string | undefined {
   if (value === undefined || value === null || typeof value === 'boolean') return undefined;
   if (typeof value === 'number') return Number.isFinite(value) ? undefined : `must be a finite number, got ${value}`;
-  if (typeof value === 'string') {
-    if (value.length > MAX_FILTER_LENGTH) return `must be at most ${MAX_FILTER_LENGTH} characters, got ${value.length}`;
-    return isWellFormed(value) ? undefined : 'must be well-formed text (it holds a lone UTF-16 surrogate)';
-  }
+  if (typeof value === 'string') return textProblem(value, MAX_FILTER_LENGTH);
   if (value instanceof Date) return isSendableDate(value) ? undefined : 'must be a valid Date in years 0–9999';
   return `must be a string, a number, a boolean or a Date (a filter is one query parameter), got ${typeName(value)}`;
 }

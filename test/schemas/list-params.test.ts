@@ -117,6 +117,21 @@ describe('unknown filters', () => {
       { search: 'tee shirt', active: 'true' },
     ]);
   });
+
+  it('a filter the URL cannot carry is refused, every one named: its name or its value too long or not well-formed', async () => {
+    const long = 'n'.repeat(300);
+    expect(
+      await issuesOf(() =>
+        makeClient().payouts.list({ [long]: 1, '\uD800': 1, note: 'v'.repeat(2049), tag: '\uDC00', nested: { a: 1 } } as never),
+      ),
+    ).toEqual({
+      ['n'.repeat(60)]: 'its name must be at most 255 characters, got 300',
+      '\uD800': 'its name must be well-formed text (it holds a lone UTF-16 surrogate)',
+      note: 'must be at most 2048 characters, got 2049',
+      tag: 'must be well-formed text (it holds a lone UTF-16 surrogate)',
+      nested: 'must be a string, a number, a boolean or a Date (a filter is one query parameter), got object',
+    });
+  });
 });
 
 describe('status spelling (§3: payments are "canceled", sessions "cancelled")', () => {
