@@ -185,12 +185,16 @@ export class PaymentsClient {
   readonly #defaultHeaders: Record<string, string>;
   /** The headers the SDK sets on every call, last, so that no caller's header replaces them. */
   readonly #ownHeaders: [string, string][];
-  /** All the headers of a call without headers of its own: built once (a `Headers` is still made per call). */
-  readonly #baseHeaders: [string, string][];
+  /**
+   * All the headers of a call without headers of its own: built once, copied per call. A `Headers`,
+   * not a list of pairs: msw's patched `Headers` keeps a list it is built from as its own store, so
+   * a header set on one call (an Idempotency-Key) would reach the next.
+   */
+  readonly #baseHeaders: Headers;
   readonly #transport: Transport;
   readonly #telemetry: Telemetry | undefined;
   /** Where the service is, as telemetry reports it: read from `baseUrl` once. */
-  readonly #server: { address: string; port: number } | undefined;
+  readonly #server: Pick<TelemetryCallInfo, 'serverAddress' | 'serverPort'>;
 
   constructor(options: ClientOptions = {}) {
     if (isBrowser() && !options.dangerouslyAllowBrowser) {
@@ -219,8 +223,8 @@ export class PaymentsClient {
       // The runtime does not change under a client: read once.
       ['user-agent', `payments-sdk/${VERSION} (${runtimeName()})${appInfoText(checked.appInfo)}`],
     ];
-    const owned = new Set(['authorization', ...this.#ownHeaders.map(([name]) => name)]);
-    this.#baseHeaders = [...Object.entries(this.#defaultHeaders).filter(([name]) => !owned.has(name.toLowerCase())), ...this.#ownHeaders];
+    this.#baseHeaders = new Headers(this.#defaultHeaders);
+    for (const [name, value] of this.#ownHeaders) this.#baseHeaders.set(name, value);
     this.#transport = createTransport({
       fetch: options.fetch,
       apiRoot: `${this.baseUrl}${API_PREFIX}`,
@@ -230,7 +234,7 @@ export class PaymentsClient {
       maxResponseBytes: checked.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     });
     this.#telemetry = checked.telemetry && guardTelemetry(checked.telemetry);
-    this.#server = this.#telemetry && serverOf(this.baseUrl);
+    this.#server = serverOf(this.baseUrl);
 
     this.payments = new Payments(this);
     this.checkoutSessions = new CheckoutSessions(this, this.payments);
@@ -468,17 +472,16 @@ export class PaymentsClient {
     idempotencyKey?: string,
   ): Promise<WithResponse<T>> {
     const telemetry = this.#telemetry;
-    const server = this.#server;
-    if (telemetry === undefined || server === undefined) return work(undefined);
+    if (telemetry === undefined) return work(undefined);
     const { record, ...info } = operation;
-    const call = telemetry.onCall({ ...info, serverAddress: server.address, serverPort: server.port, mode: this.mode, idempotencyKey });
+    const call = telemetry.onCall({ ...info, ...this.#server, mode: this.mode, idempotencyKey });
     return work(call).then(
       (result) => {
         const id = record && isRecord(result.data) ? result.data[record.field] : undefined;
         call.end({
           status: result.response.status,
           replayed: result.replayed,
-          ...(typeof id === 'string' || typeof id === 'number' ? { record: { type: record?.type ?? 'payment', id: String(id) } } : {}),
+          ...(record && (typeof id === 'string' || typeof id === 'number') ? { record: { type: record.type, id: String(id) } } : {}),
         });
         return result;
       },
@@ -499,11 +502,9 @@ export class PaymentsClient {
   #callOptions(options: RequestOptions): Pick<CallRequest, 'headers' | 'timeout' | 'maxRetries' | 'signal'> {
     const checked = checkOptions(RequestOptionsSchema, options, 'request options');
     // The common call has no headers of its own: its list is built once, at construction.
-    let headers = new Headers(this.#baseHeaders);
+    const headers = new Headers(this.#baseHeaders);
     if (checked.headers !== undefined) {
-      headers = new Headers(this.#defaultHeaders);
-      for (const [k, v] of Object.entries(checked.headers)) headers.set(k, v);
-      for (const [k, v] of this.#ownHeaders) headers.set(k, v);
+      for (const [name, value] of [...Object.entries(checked.headers), ...this.#ownHeaders]) headers.set(name, value);
     }
     return { headers, timeout: checked.timeout ?? this.timeout, maxRetries: checked.maxRetries ?? this.maxRetries, signal: options.signal };
   }
@@ -547,7 +548,7 @@ function checkRequest<T>(request: APIRequest<T>, idempotencyKey: string | undefi
   if (method === 'GET' && body !== undefined)
     issues.push({ path: ['body'], message: 'must be left out on a GET (a GET has no body; use query)' });
   if (query !== undefined && !isRecord(query)) issues.push({ path: ['query'], message: 'must be an object of parameter names to values' });
-  else for (const issue of filterIssues(query)) issues.push({ path: ['query', ...issue.path], message: issue.message });
+  else issues.push(...filterIssues(query, ['query']));
   if (schema !== undefined && typeof (schema as { safeParse?: unknown })?.safeParse !== 'function') {
     issues.push({ path: ['schema'], message: 'must be a zod schema' });
   }
@@ -637,10 +638,10 @@ function operationOf(kind: 'create' | 'retrieve' | 'list', path: string): Observ
 }
 
 /** The host (an IPv6 address without its brackets) and port of the service root. */
-function serverOf(baseUrl: string): { address: string; port: number } {
+function serverOf(baseUrl: string): Pick<TelemetryCallInfo, 'serverAddress' | 'serverPort'> {
   const url = new URL(baseUrl);
-  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-  return { address: url.hostname.replace(/^\[|\]$/g, ''), port };
+  const serverPort = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return { serverAddress: url.hostname.replace(/^\[|\]$/g, ''), serverPort };
 }
 
 // --- end telemetry wiring ---
@@ -655,8 +656,9 @@ function keySourceOf(option: ClientOptions['apiKey']): string | (() => string | 
   const given = option ?? readEnv('PAYMENTS_API_KEY');
   if (given === undefined || given.trim() === '') {
     return () => {
+      // `readEnv` reads a blank variable as unset.
       const key = readEnv('PAYMENTS_API_KEY');
-      if (key === undefined || key.trim() === '') {
+      if (key === undefined) {
         throw new PaymentsError(missingSettingMessage('No API key', 'apiKey', 'PAYMENTS_API_KEY', 'new PaymentsClient()'));
       }
       return key;

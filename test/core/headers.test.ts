@@ -90,6 +90,21 @@ describe('default and per-request headers', () => {
     expect(seen[1]!.headers.get('x-extra')).toBeNull();
   });
 
+  it("a call's headers never reach the next call (msw patches Headers to keep the list it is built from)", async () => {
+    record('post', '/payments', () => HttpResponse.json({ data: payment() }, { status: 201 }));
+    const seen = record('get', '/payments/:uuid', () => HttpResponse.json({ data: payment() }));
+    const client = makeClient({ headers: { 'X-Tenant': 'shop-42' } });
+    await client.payments.create(chargeParams, { idempotencyKey: 'order-1' });
+    await client.payments.retrieve('p-1', { headers: { 'X-Extra': 'yes' } });
+    await client.payments.retrieve('p-2');
+    for (const { headers } of seen) {
+      expect(headers.get('idempotency-key')).toBeNull();
+      expect(headers.get('content-type')).toBeNull();
+      expect(headers.get('x-tenant')).toBe('shop-42');
+    }
+    expect(seen.map(({ headers }) => headers.get('x-extra'))).toEqual(['yes', null]);
+  });
+
   it('never lets a header option replace the Authorization built from the key', async () => {
     const seen = record('get', '/payments/:uuid', () => HttpResponse.json({ data: payment() }));
     const client = makeClient({ headers: { Authorization: 'Bearer other' } });
