@@ -29,13 +29,14 @@ export function isBrowser(): boolean {
   );
 }
 
-/** Reads an environment variable on Node, Bun and Deno; `undefined` elsewhere or when not allowed. */
+/**
+ * Reads an environment variable on Node, Bun and Deno 2 (whose `process.env` is `Deno.env`);
+ * `undefined` elsewhere, when blank, or when not allowed.
+ */
 export function readEnv(name: string): string | undefined {
   try {
-    const fromProcess = globals.process?.env?.[name];
-    if (typeof fromProcess === 'string') return fromProcess.trim() === '' ? undefined : fromProcess;
-    const fromDeno = globals.Deno?.env?.get?.(name);
-    if (typeof fromDeno === 'string') return fromDeno.trim() === '' ? undefined : fromDeno;
+    const value = globals.process?.env?.[name];
+    if (typeof value === 'string' && value.trim() !== '') return value;
   } catch {
     // Deno without --allow-env throws: treat it as unset (envReadDenied tells the two apart).
   }
