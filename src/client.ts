@@ -9,7 +9,7 @@
 
 import * as z from 'zod/mini';
 import { APIPromise, type WithResponse } from './core/api-promise.js';
-import { APIError, InvalidParamsError, PaymentsError, type ValidationIssue } from './core/errors.js';
+import { APIError, PaymentsError } from './core/errors.js';
 // --- telemetry wiring ---
 import { guardTelemetry } from './core/guarded-telemetry.js';
 import { keepFilters, Page, PagePromise } from './core/pagination.js';
@@ -531,36 +531,37 @@ function withIdempotencyKey<T>(call: Promise<T>, idempotencyKey: string | undefi
 
 const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+/** A {@link PaymentsClient.request} call, as it is checked before anything is sent. */
+const APIRequestSchema = z.looseObject(
+  {
+    method: z.custom<HttpMethod>((method) => METHODS.includes(method as HttpMethod), {
+      error: (issue) => `must be one of ${METHODS.join(', ')}, got ${safeString(issue.input)}`,
+    }),
+    path: z.custom<string>((path) => requestPathProblem(path) === undefined, { error: (issue) => requestPathProblem(issue.input) }),
+    query: z.optional(z.custom<NonNullable<APIRequest['query']>>(isRecord, { error: 'must be an object of parameter names to values' })),
+    // A classic zod schema and a zod/mini one both have the `safeParse` the answer is checked with.
+    schema: z.optional(
+      z.custom<z.ZodMiniType>((schema) => typeof (schema as { safeParse?: unknown } | null)?.safeParse === 'function', {
+        error: 'must be a zod schema',
+      }),
+    ),
+  },
+  { error: 'must be an object { method, path, body?, query?, schema? }' },
+);
+
 /**
  * Checks a {@link PaymentsClient.request} call before anything is sent, naming every bad field in one
  * `InvalidParamsError`: the method, the path (under `/api/v1`, no `..`, no query: that goes in
  * `query`), the query (as list filters are checked), a body on a `GET`, and the Idempotency-Key.
  */
 function checkRequest<T>(request: APIRequest<T>, idempotencyKey: string | undefined) {
-  const issues: ValidationIssue[] = [];
-  if (!isRecord(request))
-    throw new InvalidParamsError([{ path: [], message: 'must be an object { method, path, body?, query?, schema? }' }], 'request');
-  const { method, path, body, query, schema } = request;
-  if (!METHODS.includes(method))
-    issues.push({ path: ['method'], message: `must be one of ${METHODS.join(', ')}, got ${safeString(method)}` });
-  const pathProblem = requestPathProblem(path);
-  if (pathProblem) issues.push({ path: ['path'], message: pathProblem });
+  const { method, body, query } = isRecord(request) ? request : ({} as Partial<APIRequest<T>>);
+  const more = filterIssues(query, ['query']);
   if (method === 'GET' && body !== undefined)
-    issues.push({ path: ['body'], message: 'must be left out on a GET (a GET has no body; use query)' });
-  if (query !== undefined && !isRecord(query)) issues.push({ path: ['query'], message: 'must be an object of parameter names to values' });
-  else issues.push(...filterIssues(query, ['query']));
-  if (schema !== undefined && typeof (schema as { safeParse?: unknown })?.safeParse !== 'function') {
-    issues.push({ path: ['schema'], message: 'must be a zod schema' });
-  }
-  if (idempotencyKey !== undefined) issues.push(...idempotencyKeyIssues(idempotencyKey));
-  if (issues.length > 0) throw new InvalidParamsError(issues, 'request');
-  return {
-    method,
-    path,
-    query: query === undefined ? '' : toQueryString(query),
-    body,
-    schema,
-  };
+    more.push({ path: ['body'], message: 'must be left out on a GET (a GET has no body; use query)' });
+  if (idempotencyKey !== undefined) more.push(...idempotencyKeyIssues(idempotencyKey));
+  const checked = checkParams(APIRequestSchema, request, 'request', more);
+  return { ...checked, body, query: checked.query === undefined ? '' : toQueryString(checked.query) };
 }
 
 /** What is wrong with the path of a {@link PaymentsClient.request} call, if anything. */

@@ -220,7 +220,7 @@ describe('client.request: an endpoint the SDK does not model, as a modelled call
     const cases: [unknown, RegExp][] = [
       [
         { method: 'FETCH', path: 'refunds', query: { page: { n: 1 } } },
-        /method: must be one of GET, POST, PUT, PATCH, DELETE.*path: must be a path under \/api\/v1.*query\.page: must be a string/s,
+        /query\.page: must be a string.*method: must be one of GET, POST, PUT, PATCH, DELETE, got FETCH; path: must be a path under \/api\/v1/s,
       ],
       [{ method: 'GET', path: '/api/v1/refunds' }, /path: is already under \/api\/v1: pass "\/refunds"/],
       [{ method: 'GET', path: '/refunds/../../admin' }, /path: must not hold "\." or "\.\." segments/],
