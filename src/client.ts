@@ -177,8 +177,12 @@ export class PaymentsClient {
   // Private fields: invisible to JSON.stringify, util.inspect and Object.keys.
   /** The options this client was built with, the key, base URL and secret resolved: what `withOptions` starts from. */
   readonly #options: ClientOptions;
-  /** Where the key comes from: the key itself, checked at construction, or a function read at each call. */
-  readonly #keySource: string | (() => string | Promise<string>);
+  /**
+   * Where the key comes from: the key itself (given or found in the environment), checked at
+   * construction; a function read at each call; or, with no key at all, the environment, read again
+   * at each call, so that construction never throws for a missing key.
+   */
+  readonly #keySource: string | (() => string | Promise<string>) | undefined;
   /** The kind of the key last read (`'unknown'` until a key function has been called). */
   #mode: ClientMode = 'unknown';
   readonly #webhookSecret: string | string[] | undefined;
@@ -205,8 +209,12 @@ export class PaymentsClient {
     }
     // Every bad option named in one error, before the key and the base URL are read.
     const checked = checkOptions(ClientOptionsSchema, options, 'PaymentsClient options');
-    this.#keySource = keySourceOf(checked.apiKey);
-    if (typeof this.#keySource === 'string') this.#mode = modeOfKey(this.#keySource);
+    const apiKey = checked.apiKey ?? readEnv('PAYMENTS_API_KEY');
+    this.#keySource = typeof apiKey === 'string' && apiKey.trim() === '' ? undefined : apiKey;
+    if (typeof this.#keySource === 'string') {
+      checkKeyText(this.#keySource);
+      this.#mode = modeOfKey(this.#keySource);
+    }
     const baseUrl = options.baseUrl ?? readEnv('PAYMENTS_BASE_URL');
     if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
       throw new PaymentsError('No base URL: pass { baseUrl } (the service root, e.g. "https://pay.example.com") or set PAYMENTS_BASE_URL.');
@@ -261,8 +269,14 @@ export class PaymentsClient {
     const source = this.#keySource;
     if (typeof source === 'string') return source;
     // What the function throws becomes the call's PaymentsError in the transport.
-    const key: unknown = await source();
-    if (typeof key !== 'string' || key.trim() === '') throw new PaymentsError('The apiKey function returned no key: nothing was sent.');
+    const key: unknown = source === undefined ? readEnv('PAYMENTS_API_KEY') : await source();
+    if (typeof key !== 'string' || key.trim() === '') {
+      throw new PaymentsError(
+        source === undefined
+          ? missingSettingMessage('No API key', 'apiKey', 'PAYMENTS_API_KEY', 'new PaymentsClient()')
+          : 'The apiKey function returned no key: nothing was sent.',
+      );
+    }
     checkKeyText(key);
     this.#mode = modeOfKey(key);
     return key;
@@ -646,28 +660,6 @@ function serverOf(baseUrl: string): Pick<TelemetryCallInfo, 'serverAddress' | 's
 }
 
 // --- end telemetry wiring ---
-
-/**
- * Where a client reads its key: a key given (or found in the environment) is checked now; a function
- * is kept as it is; no key at all becomes a function that looks in the environment again at each call
- * and fails naming `PAYMENTS_API_KEY`, so that construction never throws for a missing key.
- */
-function keySourceOf(option: ClientOptions['apiKey']): string | (() => string | Promise<string>) {
-  if (typeof option === 'function') return option;
-  const given = option ?? readEnv('PAYMENTS_API_KEY');
-  if (given === undefined || given.trim() === '') {
-    return () => {
-      // `readEnv` reads a blank variable as unset.
-      const key = readEnv('PAYMENTS_API_KEY');
-      if (key === undefined) {
-        throw new PaymentsError(missingSettingMessage('No API key', 'apiKey', 'PAYMENTS_API_KEY', 'new PaymentsClient()'));
-      }
-      return key;
-    };
-  }
-  checkKeyText(given);
-  return given;
-}
 
 /** Checks that a key can be sent as it is, in words that never quote it. */
 function checkKeyText(apiKey: string): void {
