@@ -59,9 +59,9 @@ function describe(issue: RawIssue, value: unknown): string {
         ? `must be at most ${issue.maximum} characters, got ${typeof value === 'string' ? value.length : '?'}`
         : `must be ${issue.inclusive ? '≤' : '<'} ${issue.maximum}, got ${show(value)}`;
     case 'invalid_format':
-      if (issue.format === 'email') return `must be a valid e-mail address, got ${show(value)}`;
-      if (issue.format === 'url') return `must be an http(s) URL, got ${show(value)}`;
-      return `has an invalid format, got ${show(value)}`;
+      // The SDK's own formats carry their messages (schemas/primitives.ts); this words a merchant's
+      // schema's (client.request). The value is not shown: an e-mail address or a phone number.
+      return `does not match the ${issue.format} format`;
     case 'custom':
       // A format checked by a refinement rather than by zod's own (schemas/primitives.ts httpUrl).
       if (issue.params?.format === 'url') return `must be an http(s) URL, without spaces around it, got ${show(value)}`;

@@ -32,3 +32,15 @@ test("issues are in the SDK's words even with classic zod loaded, and a schema's
   // A merchant's classic schema, as client.request takes one.
   expect(() => checkResponse(classic.object({ id: classic.string() }), { id: 1 })).toThrow('id: must be a string, got number');
 });
+
+test("a merchant's format check is named by its format, without the value (an e-mail address, a phone number)", () => {
+  const schema = classic.object({ email: classic.email(), id: classic.uuid() });
+  let message = '';
+  try {
+    checkResponse(schema, { email: 'ami@example', id: 'x' }, 'GET /customers response');
+  } catch (error) {
+    message = (error as Error).message;
+  }
+  expect(message).toContain('email: does not match the email format; id: does not match the uuid format');
+  expect(message).not.toContain('ami@example');
+});
