@@ -44,8 +44,13 @@ describe.each(LISTS)('%s list params', (path) => {
     await list(makeClient(), path, { per_page: 100, page: 7 });
     expect(log.map(queryOf)).toEqual([{ per_page: '1' }, { per_page: '100', page: '7' }]);
     log.length = 0;
-    for (const per_page of [0, 101, 2.5, '20']) {
-      expect(Object.keys(await issuesOf(() => list(makeClient(), path, { per_page })))).toEqual(['per_page']);
+    for (const [per_page, message] of [
+      [0, 'must be ≥ 1, got 0'],
+      [101, 'must be ≤ 100, got 101'],
+      [2.5, 'must be an integer, got 2.5'],
+      ['20', 'must be a number, got string'],
+    ]) {
+      expect(await issuesOf(() => list(makeClient(), path, { per_page }))).toEqual({ per_page: message });
     }
   });
 
