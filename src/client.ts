@@ -217,7 +217,8 @@ export class PaymentsClient {
     }
     const baseUrl = options.baseUrl ?? readEnv('PAYMENTS_BASE_URL');
     if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
-      throw new PaymentsError('No base URL: pass { baseUrl } (the service root, e.g. "https://pay.example.com") or set PAYMENTS_BASE_URL.');
+      // Told as a missing key is: on Workers the variable is in the handler's env, on Deno it may be unreadable.
+      throw new PaymentsError(missingSettingMessage('No base URL', 'baseUrl', 'PAYMENTS_BASE_URL', 'new PaymentsClient()'));
     }
     this.baseUrl = normalizeBaseUrl(baseUrl);
     this.#webhookSecret = options.webhookSecret ?? readEnv('PAYMENTS_WEBHOOK_SECRET');

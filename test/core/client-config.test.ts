@@ -78,7 +78,9 @@ describe('base URL', () => {
   it('throws a PaymentsError naming PAYMENTS_BASE_URL when no base URL is given nor set', () => {
     env({});
     expect(() => new PaymentsClient({ apiKey: API_KEY })).toThrowError(PaymentsError);
-    expect(() => new PaymentsClient({ apiKey: API_KEY })).toThrowError(/PAYMENTS_BASE_URL/);
+    expect(() => new PaymentsClient({ apiKey: API_KEY })).toThrowError(
+      'No base URL: pass { baseUrl } to new PaymentsClient() or set the PAYMENTS_BASE_URL environment variable.',
+    );
     expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl: '   ' })).toThrowError(PaymentsError);
   });
 });
