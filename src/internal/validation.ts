@@ -32,7 +32,7 @@ export function checkOptions<T>(schema: z.ZodMiniType<T>, options: unknown, labe
 }
 
 /** Validates a 2xx body; throws {@link ResponseValidationError} with the issues and the raw body. */
-export function checkResponse<T>(schema: z.ZodMiniType<T>, body: unknown, label = 'response'): T {
+export function checkResponse<T>(schema: z.ZodMiniType<T>, body: unknown, label: string): T {
   const result = schema.safeParse(body, SDK_WORDS);
   if (result.success) return result.data;
   throw new ResponseValidationError(toIssues(result.error.issues, body), body, label);
@@ -43,7 +43,7 @@ export function checkResponse<T>(schema: z.ZodMiniType<T>, body: unknown, label 
  * mismatch the error carries the whole body as received, and each issue's path starts at it
  * (`data.amount`), so what the merchant logs is what the service sent.
  */
-export function checkData<T>(schema: z.ZodMiniType<T>, body: unknown, label = 'response'): T {
+export function checkData<T>(schema: z.ZodMiniType<T>, body: unknown, label: string): T {
   if (!isRecord(body) || !('data' in body)) {
     throw new ResponseValidationError([{ path: ['data'], message: 'is required: expected an object with a "data" member' }], body, label);
   }

@@ -30,7 +30,9 @@ test("issues are in the SDK's words even with classic zod loaded, and a schema's
   );
   expect(() => checkOptions(schema, bad, 'options')).toThrow('Invalid options: per_page: must be ≥ 1, got 0; phone: must be digits.');
   // A merchant's classic schema, as client.request takes one.
-  expect(() => checkResponse(classic.object({ id: classic.string() }), { id: 1 })).toThrow('id: must be a string, got number');
+  expect(() => checkResponse(classic.object({ id: classic.string() }), { id: 1 }, 'GET /customers response')).toThrow(
+    'id: must be a string, got number',
+  );
 });
 
 test("a merchant's format check is named by its format, without the value (an e-mail address, a phone number)", () => {
