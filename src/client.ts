@@ -246,7 +246,7 @@ export class PaymentsClient {
     this.#server = serverOf(this.baseUrl);
 
     this.payments = new Payments(this);
-    this.checkoutSessions = new CheckoutSessions(this, this.payments);
+    this.checkoutSessions = new CheckoutSessions(this);
     this.payouts = new Payouts(this);
     this.paymentLinks = new PaymentLinks(this);
     this.wallets = new Wallets(this);

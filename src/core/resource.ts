@@ -3,6 +3,7 @@
  * through {@link ResourceClient} only, so that they never import the client (which imports them).
  */
 import type * as z from 'zod/mini';
+import type { Payment, PaymentListParams } from '../schemas/payment.js';
 import type { APIPromise } from './api-promise.js';
 import type { PagePromise } from './pagination.js';
 import type { RequestOptions } from './request-options.js';
@@ -14,6 +15,8 @@ export interface ResourceClient {
   readonly maxRetries: number;
   /** The kind of the client's key (`'unknown'` until a key function was read): bulk payouts refuse a sandbox key up front. */
   readonly mode: 'live' | 'sandbox' | 'unknown';
+  /** The client's payments, where `checkoutSessions.findPayment` looks for a session's payment. */
+  readonly payments: { list(params?: PaymentListParams, options?: RequestOptions): PagePromise<Payment> };
   /** The client's telemetry, for what a resource runs over many calls (bulk payouts, reconciliation). @internal */
   readonly telemetry?: Telemetry | undefined;
   // Each call is named after the resource of its path and its kind (`payments.create`): its
