@@ -547,22 +547,19 @@ function withIdempotencyKey<T>(call: Promise<T>, idempotencyKey: string | undefi
 const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** A {@link PaymentsClient.request} call, as it is checked before anything is sent. */
-const APIRequestSchema = z.looseObject(
-  {
-    method: z.custom<HttpMethod>((method) => METHODS.includes(method as HttpMethod), {
-      error: (issue) => `must be one of ${METHODS.join(', ')}, got ${safeString(issue.input)}`,
+const APIRequestSchema = z.looseObject({
+  method: z.custom<HttpMethod>((method) => METHODS.includes(method as HttpMethod), {
+    error: (issue) => `must be one of ${METHODS.join(', ')}, got ${safeString(issue.input)}`,
+  }),
+  path: z.custom<string>((path) => requestPathProblem(path) === undefined, { error: (issue) => requestPathProblem(issue.input) }),
+  query: z.optional(z.custom<NonNullable<APIRequest['query']>>(isRecord, { error: 'must be an object of parameter names to values' })),
+  // A classic zod schema and a zod/mini one both have the `safeParse` the answer is checked with.
+  schema: z.optional(
+    z.custom<z.ZodMiniType>((schema) => typeof (schema as { safeParse?: unknown } | null)?.safeParse === 'function', {
+      error: 'must be a zod schema',
     }),
-    path: z.custom<string>((path) => requestPathProblem(path) === undefined, { error: (issue) => requestPathProblem(issue.input) }),
-    query: z.optional(z.custom<NonNullable<APIRequest['query']>>(isRecord, { error: 'must be an object of parameter names to values' })),
-    // A classic zod schema and a zod/mini one both have the `safeParse` the answer is checked with.
-    schema: z.optional(
-      z.custom<z.ZodMiniType>((schema) => typeof (schema as { safeParse?: unknown } | null)?.safeParse === 'function', {
-        error: 'must be a zod schema',
-      }),
-    ),
-  },
-  { error: 'must be an object { method, path, body?, query?, schema? }' },
-);
+  ),
+});
 
 /**
  * Checks a {@link PaymentsClient.request} call before anything is sent, naming every bad field in one
