@@ -54,9 +54,8 @@ export function envReadDenied(name: string): boolean {
     deno.env.get(name);
     return false;
   } catch (error) {
-    const errors = deno.errors ?? {};
-    // NotCapable since Deno 2; PermissionDenied before it.
-    return [errors.NotCapable, errors.PermissionDenied].some((kind) => typeof kind === 'function' && error instanceof kind);
+    // Deno 2's permission error.
+    return (error as Error | undefined)?.name === 'NotCapable';
   }
 }
 
