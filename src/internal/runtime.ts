@@ -17,16 +17,11 @@ export function runtimeName(): string {
 }
 
 /**
- * `true` in a web browser. Deno and workers define `window` or `navigator` in some versions, so a
- * browser is recognised by a DOM `document` on a `window` that is the global object.
+ * `true` in a web browser. Workers define `navigator`, and Deno 1 defined `window` (without a
+ * `document`), so a browser is recognised by a DOM `document` on a `window` that is the global object.
  */
 export function isBrowser(): boolean {
-  return (
-    typeof globals.window !== 'undefined' &&
-    globals.window === globals &&
-    typeof globals.document !== 'undefined' &&
-    typeof globals.Deno === 'undefined'
-  );
+  return globals.window === globals && globals.document !== undefined;
 }
 
 /**

@@ -6,6 +6,7 @@
 import type * as z from 'zod/mini';
 import { InvalidParamsError, PaymentsError, ResponseValidationError, type ValidationIssue } from '../core/errors.js';
 import { isSendableDate } from '../schemas/list-params.js';
+import { kind } from './article.js';
 import { formatIssues } from './format-issues.js';
 import { isRecord } from './is-record.js';
 import { SDK_WORDS, toIssues, typeName } from './zod-issues.js';
@@ -90,7 +91,7 @@ function idProblem(id: unknown): string | undefined {
       : `must be a string or a safe integer, got ${id} (pass an id beyond 2^53 as its digits, a string)`;
   }
   if (typeof id !== 'string' || id.trim() === '')
-    return `must be a non-empty string, got ${id === '' ? '""' : typeof id === 'string' ? 'a blank string' : typeof id}`;
+    return `must be a non-empty string, got ${typeof id === 'string' ? 'a blank string' : kind(id)}`;
   // "." and ".." survive encodeURIComponent and the URL parser resolves them as path segments:
   // retrieve('..') would read GET /api/v1/ instead of an object.
   if (id === '.' || id === '..') return `must not be ${JSON.stringify(id)}`;
