@@ -321,8 +321,7 @@ export class PaymentsClient {
    * ```
    */
   request<T = unknown>(request: APIRequest<T>, options: RequestOptions = {}): APIPromise<T> {
-    const posting = isRecord(request) && request.method === 'POST';
-    const idempotencyKey = posting ? (options.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
+    const idempotencyKey = request?.method === 'POST' ? (options.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
     const run = async (): Promise<WithResponse<T>> => {
       const { method, path, query, body, schema } = checkRequest(request, idempotencyKey);
       // The path may hold identifiers: the call is reported by its method alone, without a path template.
@@ -567,7 +566,8 @@ const APIRequestSchema = z.looseObject({
  * `query`), the query (as list filters are checked), a body on a `GET`, and the Idempotency-Key.
  */
 function checkRequest<T>(request: APIRequest<T>, idempotencyKey: string | undefined) {
-  const { method, body, query } = isRecord(request) ? request : ({} as Partial<APIRequest<T>>);
+  // Read as they are for the checks that read several fields; the schema names a request that is not an object.
+  const { method, body, query }: Partial<APIRequest<T>> = request ?? {};
   const more = filterIssues(query, ['query']);
   if (method === 'GET' && body !== undefined)
     more.push({ path: ['body'], message: 'must be left out on a GET (a GET has no body; use query)' });
