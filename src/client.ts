@@ -39,6 +39,7 @@ import {
   filterIssues,
   idempotencyKeyIssues,
   pathSegment,
+  textProblem,
 } from './internal/validation.js';
 import { CheckoutSessions } from './resources/checkout-sessions.js';
 import { PaymentLinks } from './resources/payment-links.js';
@@ -590,8 +591,7 @@ function requestPathProblem(path: unknown): string | undefined {
   }
   // RFC 3986 path characters only: a space, a control character or a non-ASCII letter goes encoded.
   if (!/^[\w\-.~!$&'()*+,;=:@%/]*$/.test(path)) return 'must hold URL path characters only: encode each segment with encodeURIComponent';
-  if (path.length > 2048) return `must be at most 2048 characters, got ${path.length}`;
-  return undefined;
+  return textProblem(path, 2048);
 }
 
 /**

@@ -67,7 +67,7 @@ export const MAX_FILTER_LENGTH = 2048;
  * surrogate, which no URL can carry as it is. (`String#isWellFormed`, which every runtime the SDK
  * supports has, is typed from ES2024 on; the SDK's types stop at ES2023.)
  */
-function textProblem(text: string, max: number): string | undefined {
+export function textProblem(text: string, max: number): string | undefined {
   if (text.length > max) return `must be at most ${max} characters, got ${text.length}`;
   if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) return 'must be well-formed text (it holds a lone UTF-16 surrogate)';
   return undefined;

@@ -227,6 +227,7 @@ describe('client.request: an endpoint the SDK does not model, as a modelled call
       [{ method: 'GET', path: '/refunds/%2E%2e/admin' }, /path: must not hold "\." or "\.\." segments/],
       [{ method: 'GET', path: '/refunds?status=done' }, /path: must not hold a query or a fragment/],
       [{ method: 'GET', path: '/refunds/a b' }, /path: must hold URL path characters only/],
+      [{ method: 'GET', path: `/${'a'.repeat(2048)}` }, /path: must be at most 2048 characters, got 2049/],
       [{ method: 'GET', path: '/refunds', body: { a: 1 } }, /body: must be left out on a GET/],
       [{ method: 'POST', path: '/refunds', body: { big: 10n } }, /cannot be sent as JSON/],
       [{ method: 'GET', path: '/refunds', schema: { parse: 1 } }, /schema: must be a zod schema/],
