@@ -8,8 +8,8 @@ const globals = globalThis as any;
 
 /** Name and version of the runtime, for the `User-Agent` header. */
 export function runtimeName(): string {
-  if (typeof globals.Bun !== 'undefined') return `bun/${globals.Bun.version}`;
-  if (typeof globals.Deno !== 'undefined') return `deno/${globals.Deno.version?.deno ?? 'unknown'}`;
+  if (globals.Bun) return `bun/${globals.Bun.version}`;
+  if (globals.Deno) return `deno/${globals.Deno.version?.deno ?? 'unknown'}`;
   if (typeof globals.EdgeRuntime === 'string') return 'vercel-edge';
   if (isCloudflareWorkers()) return 'cloudflare-workers';
   if (typeof globals.process?.versions?.node === 'string') return `node/${globals.process.versions.node}`;

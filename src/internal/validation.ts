@@ -103,7 +103,8 @@ function idProblem(id: unknown): string | undefined {
  * printable ASCII characters, without leading or trailing spaces (which HTTP drops).
  */
 export function idempotencyKeyIssues(key: unknown): ValidationIssue[] {
-  const ok = typeof key === 'string' && key.length >= 1 && key.length <= 255 && /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key);
+  // The pattern asks for one character at least.
+  const ok = typeof key === 'string' && key.length <= 255 && /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/.test(key);
   if (ok) return [];
   return [
     {

@@ -95,8 +95,8 @@ export function typeName(value: unknown): string {
   return typeof value;
 }
 
+/** A value for a message: a string quoted (cut at 60 characters), an object or a function by its type, anything else as it is. */
 function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
-  return typeName(value);
+  return typeof value === 'object' || typeof value === 'function' ? typeName(value) : String(value);
 }
