@@ -617,7 +617,7 @@ interface RecordOfCall {
 }
 
 /** The field that identifies the record each resource's calls read or create, by the resource's name. */
-const RECORD_FIELDS: Readonly<Record<string, string>> = {
+const RECORD_FIELDS = {
   payments: 'uuid',
   checkoutSessions: 'reference',
   payouts: 'id',
@@ -644,10 +644,11 @@ function operationOf(kind: 'create' | 'retrieve' | 'list', path: string): Observ
     method: kind === 'create' ? 'POST' : 'GET',
     urlTemplate: `${API_PREFIX}${path}`,
   };
-  const field = RECORD_FIELDS[name];
+  // A resource that creates or retrieves is one of these.
+  const field = RECORD_FIELDS[name as keyof typeof RECORD_FIELDS];
   // The record's kind from the path: `payment-links` → `payment_link`.
   const type = segment.slice(0, -1).replace('-', '_') as RecordOfCall['type'];
-  return kind === 'list' || field === undefined ? info : { ...info, record: { type, field } };
+  return kind === 'list' ? info : { ...info, record: { type, field } };
 }
 
 /** The host (an IPv6 address without its brackets) and port of the service root. */

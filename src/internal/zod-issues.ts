@@ -30,10 +30,10 @@ export function toIssues(issues: readonly RawIssue[], input: unknown): Validatio
       for (const key of issue.keys) out.push({ path: [...path, key], message: message ?? unknownKeyMessage(key) });
       continue;
     }
-    if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    if (issue.code === 'invalid_union' && issue.errors[0]) {
       // Report the first branch's issues. Their paths are relative to the union, so they are
       // prefixed with the union's own path to name the field (`data.metadata`, not `data`).
-      const branch = (issue.errors[0] ?? []).map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as RawIssue);
+      const branch = issue.errors[0].map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as RawIssue);
       out.push(...toIssues(branch, input));
       continue;
     }
