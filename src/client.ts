@@ -299,8 +299,13 @@ export class PaymentsClient {
    */
   withOptions(defaults: ClientDefaults): PaymentsClient {
     const { headers } = checkOptions(ClientDefaultsSchema, defaults, 'withOptions defaults');
-    const apiKey = defaults.apiKey === undefined ? this.#options.apiKey : defaults.apiKey;
-    return new PaymentsClient({ ...this.#options, ...defaults, apiKey, headers: { ...this.#defaultHeaders, ...headers } });
+    // A key given as `undefined` keeps the client's, as leaving it out does.
+    return new PaymentsClient({
+      ...this.#options,
+      ...defaults,
+      apiKey: defaults.apiKey ?? this.#options.apiKey,
+      headers: { ...this.#defaultHeaders, ...headers },
+    });
   }
 
   /**
@@ -574,7 +579,7 @@ function checkRequest<T>(request: APIRequest<T>, idempotencyKey: string | undefi
     more.push({ path: ['body'], message: 'must be left out on a GET (a GET has no body; use query)' });
   if (idempotencyKey !== undefined) more.push(...idempotencyKeyIssues(idempotencyKey));
   const checked = checkParams(APIRequestSchema, request, 'request', more);
-  return { ...checked, body, query: checked.query === undefined ? '' : toQueryString(checked.query) };
+  return { ...checked, body, query: toQueryString(checked.query ?? {}) };
 }
 
 /** What is wrong with the path of a {@link PaymentsClient.request} call, if anything. */
