@@ -1,7 +1,8 @@
 // `PaymentsClient`: its settings, checked once; the resources; and the calls they are built from.
 //
 // The path of a read, top to bottom: `client.payments.retrieve(uuid)` (resources/payments.ts) calls
-// `PaymentsClient.getObject` here, which builds the path and headers and hands the call to the
+// `PaymentsClient.getObject('/payments/{uuid}', uuid, PaymentSchema)` here, which builds the path;
+// `#call`, the one sender of every call, adds the headers and hands the call to the
 // transport (internal/transport.ts: `send` is the call and its retries, `attempt` one HTTP attempt:
 // ky over fetch, the body read, the key redacted, the JSON parsed). The answer comes back here as
 // `{ response, body }`; `checkData` (internal/validation.ts) validates its `data` member against the
