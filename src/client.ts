@@ -1,20 +1,22 @@
 // `PaymentsClient`: its settings, checked once; the resources; and the calls they are built from.
 //
 // The path of a read, top to bottom: `client.payments.retrieve(uuid)` (resources/payments.ts) calls
-// `PaymentsClient.getObject` here, which builds the path and headers and hands the call to the
+// `PaymentsClient.getObject('/payments/{uuid}', uuid, PaymentSchema)` here, which builds the path;
+// `#call`, the one sender of every call, adds the headers and hands the call to the
 // transport (internal/transport.ts: `send` is the call and its retries, `attempt` one HTTP attempt:
 // ky over fetch, the body read, the key redacted, the JSON parsed). The answer comes back here as
 // `{ response, body }`; `checkData` (internal/validation.ts) validates its `data` member against the
 // resource's zod schema, and the caller gets an `APIPromise` (core/api-promise.ts).
 
-import type * as z from 'zod/mini';
+import * as z from 'zod/mini';
 import { APIPromise, type WithResponse } from './core/api-promise.js';
-import { APIError, InvalidParamsError, PaymentsError, type ValidationIssue } from './core/errors.js';
+import { APIError, PaymentsError } from './core/errors.js';
 // --- telemetry wiring ---
 import { guardTelemetry } from './core/guarded-telemetry.js';
 import { keepFilters, Page, PagePromise } from './core/pagination.js';
 import type { RequestOptions } from './core/request-options.js';
 import { type CallObserver, errorTypeOf, type Telemetry, type TelemetryCallInfo, type TelemetryCallResult } from './core/telemetry.js';
+import { kind } from './internal/article.js';
 import { API_PREFIX, type ClientMode, modeOfKey, normalizeBaseUrl } from './internal/config.js';
 import { MAX_TIMER_MS } from './internal/durations.js';
 import { isRecord } from './internal/is-record.js';
@@ -30,7 +32,16 @@ import {
   type RetryBackoff,
   type Transport,
 } from './internal/transport.js';
-import { checkData, checkParams, checkResponse, filterIssues, idempotencyKeyIssues, pathSegment } from './internal/validation.js';
+import {
+  checkData,
+  checkOptions,
+  checkParams,
+  checkResponse,
+  filterIssues,
+  idempotencyKeyIssues,
+  pathSegment,
+  textProblem,
+} from './internal/validation.js';
 import { CheckoutSessions } from './resources/checkout-sessions.js';
 import { PaymentLinks } from './resources/payment-links.js';
 import { Payments } from './resources/payments.js';
@@ -38,6 +49,7 @@ import { Payouts } from './resources/payouts.js';
 import { Wallets } from './resources/wallets.js';
 import { Webhooks } from './resources/webhook-verifier.js';
 import { listEnvelope } from './schemas/list-envelope.js';
+import { milliseconds } from './schemas/primitives.js';
 import { VERSION } from './version.js';
 
 // --- end telemetry wiring ---
@@ -119,17 +131,6 @@ export type ClientDefaults = Pick<
   'apiKey' | 'timeout' | 'maxRetries' | 'headers' | 'retryBackoff' | 'maxResponseBytes' | 'logger' | 'logLevel'
 >;
 
-const DEFAULT_KEYS: readonly (keyof ClientDefaults)[] = [
-  'apiKey',
-  'timeout',
-  'maxRetries',
-  'headers',
-  'retryBackoff',
-  'maxResponseBytes',
-  'logger',
-  'logLevel',
-];
-
 /**
  * A call to an endpoint of the service that the SDK does not model yet, for
  * {@link PaymentsClient.request}.
@@ -178,20 +179,28 @@ export class PaymentsClient {
   // Private fields: invisible to JSON.stringify, util.inspect and Object.keys.
   /** The options this client was built with, the key, base URL and secret resolved: what `withOptions` starts from. */
   readonly #options: ClientOptions;
-  /** Where the key comes from: the key itself, checked at construction, or a function read at each call. */
-  readonly #keySource: string | (() => string | Promise<string>);
+  /**
+   * Where the key comes from: the key itself (given or found in the environment), checked at
+   * construction; a function read at each call; or, with no key at all, the environment, read again
+   * at each call, so that construction never throws for a missing key.
+   */
+  readonly #keySource: string | (() => string | Promise<string>) | undefined;
   /** The kind of the key last read (`'unknown'` until a key function has been called). */
   #mode: ClientMode = 'unknown';
   readonly #webhookSecret: string | string[] | undefined;
   readonly #defaultHeaders: Record<string, string>;
   /** The headers the SDK sets on every call, last, so that no caller's header replaces them. */
   readonly #ownHeaders: [string, string][];
-  /** All the headers of a call without headers of its own: built once (a `Headers` is still made per call). */
-  readonly #baseHeaders: [string, string][];
+  /**
+   * All the headers of a call without headers of its own: built once, copied per call. A `Headers`,
+   * not a list of pairs: msw's patched `Headers` keeps a list it is built from as its own store, so
+   * a header set on one call (an Idempotency-Key) would reach the next.
+   */
+  readonly #baseHeaders: Headers;
   readonly #transport: Transport;
   readonly #telemetry: Telemetry | undefined;
   /** Where the service is, as telemetry reports it: read from `baseUrl` once. */
-  readonly #server: { address: string; port: number } | undefined;
+  readonly #server: Pick<TelemetryCallInfo, 'serverAddress' | 'serverPort'>;
 
   constructor(options: ClientOptions = {}) {
     if (isBrowser() && !options.dangerouslyAllowBrowser) {
@@ -200,39 +209,46 @@ export class PaymentsClient {
           'call the payments service from your server. (Pass dangerouslyAllowBrowser: true only for trusted internal tools.)',
       );
     }
-    this.#keySource = keySourceOf(options.apiKey);
-    if (typeof this.#keySource === 'string') this.#mode = modeOfKey(this.#keySource);
+    // Every bad option named in one error, before the key and the base URL are read.
+    const checked = checkOptions(ClientOptionsSchema, options, 'PaymentsClient options');
+    const apiKey = checked.apiKey ?? readEnv('PAYMENTS_API_KEY');
+    this.#keySource = typeof apiKey === 'string' && apiKey.trim() === '' ? undefined : apiKey;
+    if (typeof this.#keySource === 'string') {
+      checkKeyText(this.#keySource);
+      this.#mode = modeOfKey(this.#keySource);
+    }
     const baseUrl = options.baseUrl ?? readEnv('PAYMENTS_BASE_URL');
     if (typeof baseUrl !== 'string' || baseUrl.trim() === '') {
-      throw new PaymentsError('No base URL: pass { baseUrl } (the service root, e.g. "https://pay.example.com") or set PAYMENTS_BASE_URL.');
+      // Told as a missing key is: on Workers the variable is in the handler's env, on Deno it may be unreadable.
+      throw new PaymentsError(missingSettingMessage('No base URL', 'baseUrl', 'PAYMENTS_BASE_URL', 'new PaymentsClient()'));
     }
     this.baseUrl = normalizeBaseUrl(baseUrl);
     this.#webhookSecret = options.webhookSecret ?? readEnv('PAYMENTS_WEBHOOK_SECRET');
     this.#options = { ...options, baseUrl: this.baseUrl, webhookSecret: this.#webhookSecret };
-    this.timeout = checkTimeout(options.timeout ?? 30_000, 'timeout');
-    this.maxRetries = checkRetries(options.maxRetries ?? 2, 'maxRetries');
-    this.#defaultHeaders = checkHeaders(options.headers, 'headers');
+    this.timeout = checked.timeout ?? 30_000;
+    this.maxRetries = checked.maxRetries ?? 2;
+    this.#defaultHeaders = { ...checked.headers };
     // `authorization` is set by the transport, once the call has read the key.
     this.#ownHeaders = [
       ['accept', 'application/json'],
       // The runtime does not change under a client: read once.
-      ['user-agent', `payments-sdk/${VERSION} (${runtimeName()})${appInfoText(options.appInfo)}`],
+      ['user-agent', `payments-sdk/${VERSION} (${runtimeName()})${appInfoText(checked.appInfo)}`],
     ];
-    const owned = new Set(['authorization', ...this.#ownHeaders.map(([name]) => name)]);
-    this.#baseHeaders = [...Object.entries(this.#defaultHeaders).filter(([name]) => !owned.has(name.toLowerCase())), ...this.#ownHeaders];
+    this.#baseHeaders = new Headers(this.#defaultHeaders);
+    for (const [name, value] of this.#ownHeaders) this.#baseHeaders.set(name, value);
     this.#transport = createTransport({
       fetch: options.fetch,
       apiRoot: `${this.baseUrl}${API_PREFIX}`,
       apiKey: () => this.#readKey(),
       logger: levelledLogger(options.logger, options.logLevel),
-      backoff: checkBackoff(options.retryBackoff),
-      maxResponseBytes: checkMaxResponseBytes(options.maxResponseBytes),
+      backoff: checked.retryBackoff,
+      maxResponseBytes: checked.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     });
-    this.#telemetry = checkTelemetry(options.telemetry);
-    this.#server = this.#telemetry && serverOf(this.baseUrl);
+    this.#telemetry = checked.telemetry && guardTelemetry(checked.telemetry);
+    this.#server = serverOf(this.baseUrl);
 
     this.payments = new Payments(this);
-    this.checkoutSessions = new CheckoutSessions(this, this.payments);
+    this.checkoutSessions = new CheckoutSessions(this);
     this.payouts = new Payouts(this);
     this.paymentLinks = new PaymentLinks(this);
     this.wallets = new Wallets(this);
@@ -256,8 +272,14 @@ export class PaymentsClient {
     const source = this.#keySource;
     if (typeof source === 'string') return source;
     // What the function throws becomes the call's PaymentsError in the transport.
-    const key: unknown = await source();
-    if (typeof key !== 'string' || key.trim() === '') throw new PaymentsError('The apiKey function returned no key: nothing was sent.');
+    const key: unknown = source === undefined ? readEnv('PAYMENTS_API_KEY') : await source();
+    if (typeof key !== 'string' || key.trim() === '') {
+      throw new PaymentsError(
+        source === undefined
+          ? missingSettingMessage('No API key', 'apiKey', 'PAYMENTS_API_KEY', 'new PaymentsClient()')
+          : 'The apiKey function returned no key: nothing was sent.',
+      );
+    }
     checkKeyText(key);
     this.#mode = modeOfKey(key);
     return key;
@@ -277,18 +299,14 @@ export class PaymentsClient {
    * ```
    */
   withOptions(defaults: ClientDefaults): PaymentsClient {
-    if (!isRecord(defaults)) throw new PaymentsError('withOptions takes an object of defaults, e.g. { timeout: 60_000 }.');
-    const others = Object.keys(defaults).filter((key) => !(DEFAULT_KEYS as readonly string[]).includes(key));
-    if (others.length > 0) {
-      throw new PaymentsError(
-        `withOptions changes ${DEFAULT_KEYS.join(', ')}; not ${others.map((key) => JSON.stringify(key)).join(', ')}. ` +
-          'For another base URL, webhook secret or fetch, construct a new PaymentsClient.',
-      );
-    }
-    const headers =
-      defaults.headers === undefined ? this.#defaultHeaders : { ...this.#defaultHeaders, ...checkHeaders(defaults.headers, 'headers') };
-    const apiKey = defaults.apiKey === undefined ? this.#options.apiKey : defaults.apiKey;
-    return new PaymentsClient({ ...this.#options, ...defaults, apiKey, headers });
+    const { headers } = checkOptions(ClientDefaultsSchema, defaults, 'withOptions defaults');
+    // A key given as `undefined` keeps the client's, as leaving it out does.
+    return new PaymentsClient({
+      ...this.#options,
+      ...defaults,
+      apiKey: defaults.apiKey ?? this.#options.apiKey,
+      headers: { ...this.#defaultHeaders, ...headers },
+    });
   }
 
   /**
@@ -310,34 +328,19 @@ export class PaymentsClient {
    * ```
    */
   request<T = unknown>(request: APIRequest<T>, options: RequestOptions = {}): APIPromise<T> {
-    const posting = isRecord(request) && request.method === 'POST';
-    const idempotencyKey = posting ? (options.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
+    const idempotencyKey = request?.method === 'POST' ? (options.idempotencyKey ?? globalThis.crypto.randomUUID()) : undefined;
     const run = async (): Promise<WithResponse<T>> => {
-      const checked = checkRequest(request, idempotencyKey);
+      const { method, path, query, body, schema } = checkRequest(request, idempotencyKey);
       // The path may hold identifiers: the call is reported by its method alone, without a path template.
-      return this.#observed({ operation: 'request', method: checked.method }, (call) => send(checked, call), idempotencyKey);
-    };
-    const send = async (
-      { method, path, query, body, schema, label }: ReturnType<typeof checkRequest<T>>,
-      call: CallObserver | undefined,
-    ): Promise<WithResponse<T>> => {
-      const headers = this.#headers(options);
-      if (idempotencyKey !== undefined) headers.set('idempotency-key', idempotencyKey);
-      const text = body === undefined ? undefined : jsonBody(body);
-      if (text !== undefined) headers.set('content-type', 'application/json');
-      const { response, body: received } = await this.#transport.send({
-        method,
-        path: `${path}${query}`,
-        headers,
-        body: text,
-        ...this.#callOptions(options),
-        observer: call,
-      });
-      // A classic zod schema and a zod/mini one both have the `safeParse` the check calls (checkRequest made sure).
-      const data = schema === undefined ? (received as T) : checkResponse(schema as z.ZodMiniType<T>, received, `${label} response`);
-      return idempotencyKey === undefined
-        ? { data, response, replayed: false }
-        : { data, response, idempotencyKey, replayed: response.status === 200 };
+      return this.#call(
+        { operation: 'request', method },
+        options,
+        () => ({ path: `${path}${query}`, body }),
+        // A classic zod schema and a zod/mini one both have the `safeParse` the check calls (checkRequest made sure).
+        (received) =>
+          schema === undefined ? (received as T) : checkResponse(schema as z.ZodMiniType<T>, received, `${method} ${path} response`),
+        idempotencyKey,
+      );
     };
     return new APIPromise(withIdempotencyKey(run(), idempotencyKey));
   }
@@ -351,50 +354,37 @@ export class PaymentsClient {
   postCreation<P, T>(
     path: string,
     params: P,
-    spec: { params: z.ZodMiniType<P>; result: z.ZodMiniType<T>; label: string },
+    paramsSchema: z.ZodMiniType<P>,
+    result: z.ZodMiniType<T>,
     options: RequestOptions = {},
   ): APIPromise<T> {
     const idempotencyKey = options.idempotencyKey ?? globalThis.crypto.randomUUID();
-    const run = async (call?: CallObserver): Promise<WithResponse<T>> => {
+    const operation = operationOf('create', path);
+    const call = this.#call(
+      operation,
+      options,
       // A bad key and bad params are named in one error: every bad field at once.
-      const body = checkParams(spec.params, params, `${spec.label} params`, idempotencyKeyIssues(idempotencyKey));
-      const headers = this.#headers(options);
-      headers.set('idempotency-key', idempotencyKey);
-      headers.set('content-type', 'application/json');
-      const { response, body: received } = await this.#transport.send({
-        method: 'POST',
-        path,
-        headers,
-        body: jsonBody(body),
-        ...this.#callOptions(options),
-        observer: call,
-      });
-      // 201 is a creation; 200 is the service replaying an earlier one with the same key.
-      return {
-        data: checkData(spec.result, received, `${spec.label} response`),
-        response,
-        idempotencyKey,
-        replayed: response.status === 200,
-      };
-    };
-    return new APIPromise(withIdempotencyKey(this.#observed(this.#operation('create', path), run, idempotencyKey), idempotencyKey));
+      () => ({ path, body: checkParams(paramsSchema, params, `${operation.operation} params`, idempotencyKeyIssues(idempotencyKey)) }),
+      (received) => checkData(result, received, `${operation.operation} response`),
+      idempotencyKey,
+    );
+    return new APIPromise(withIdempotencyKey(call, idempotencyKey));
   }
 
   /**
-   * `GET` of one object by identifier (URL-encoded), unwrapped from `{ data }`.
+   * `GET` of one object by identifier, unwrapped from `{ data }`: `template` is its path with the
+   * identifier's placeholder (`/payments/{uuid}`), which the identifier, URL-encoded, replaces.
    * @internal Used by resources.
    */
-  getObject<T>(
-    pathPrefix: string,
-    id: string | number,
-    spec: { result: z.ZodMiniType<T>; label: string },
-    options: RequestOptions = {},
-  ): APIPromise<T> {
+  getObject<T>(template: string, id: string | number, result: z.ZodMiniType<T>, options: RequestOptions = {}): APIPromise<T> {
+    const operation = operationOf('retrieve', template);
     return new APIPromise(
-      this.#observed(this.#operation('retrieve', pathPrefix), async (call) => {
-        const { response, body } = await this.#get(`${pathPrefix}/${pathSegment(id, spec.label)}`, options, call);
-        return { data: checkData(spec.result, body, `${spec.label} response`), response, replayed: false };
-      }),
+      this.#call(
+        operation,
+        options,
+        () => ({ path: template.replace(/\{\w+\}$/, pathSegment(id, operation.operation)) }),
+        (body) => checkData(result, body, `${operation.operation} response`),
+      ),
     );
   }
 
@@ -404,14 +394,16 @@ export class PaymentsClient {
    * the body (`data.1`, or `1` in a bare array) and carries the whole body.
    * @internal Used by resources.
    */
-  getUnpaginated<T>(path: string, spec: { result: z.ZodMiniType<T>; label: string }, options: RequestOptions = {}): APIPromise<T> {
+  getUnpaginated<T>(path: string, result: z.ZodMiniType<T>, options: RequestOptions = {}): APIPromise<T> {
+    const operation = operationOf('list', path);
+    const label = `${operation.operation} response`;
     return new APIPromise(
-      this.#observed(this.#operation('list', path), async (call) => {
-        const { response, body } = await this.#get(path, options, call);
-        const data =
-          isRecord(body) && 'data' in body ? checkData(spec.result, body, spec.label) : checkResponse(spec.result, body, spec.label);
-        return { data, response, replayed: false };
-      }),
+      this.#call(
+        operation,
+        options,
+        () => ({ path }),
+        (body) => (isRecord(body) && 'data' in body ? checkData(result, body, label) : checkResponse(result, body, label)),
+      ),
     );
   }
 
@@ -423,30 +415,64 @@ export class PaymentsClient {
   getPaginated<P extends object, T>(
     path: string,
     params: P | undefined,
-    spec: { params: z.ZodMiniType<P>; item: z.ZodMiniType<T>; label: string },
+    paramsSchema: z.ZodMiniType<P>,
+    item: z.ZodMiniType<T>,
     options: RequestOptions = {},
   ): PagePromise<T> {
-    const envelopeSchema = listEnvelope(spec.item);
+    const operation = operationOf('list', path);
+    const envelopeSchema = listEnvelope(item);
     // Each page knows how to fetch the next: the path and query of its links.next, plus the first
     // request's filters when the link dropped them (keepFilters).
     // One observed call per page read.
     const fetchPage = (pathAndQuery: string, filters: string): Promise<WithResponse<Page<T>>> =>
-      this.#observed(this.#operation('list', path), async (call) => {
-        const { response, body } = await this.#get(pathAndQuery, options, call);
-        const envelope = checkResponse(envelopeSchema, body, `${spec.label} page`);
-        return { data: new Page(envelope, (next) => fetchPage(keepFilters(next, filters), filters)), response, replayed: false };
-      });
+      this.#call(
+        operation,
+        options,
+        () => ({ path: pathAndQuery }),
+        (body) =>
+          new Page(checkResponse(envelopeSchema, body, `${operation.operation} page`), (next) =>
+            fetchPage(keepFilters(next, filters), filters),
+          ),
+      );
     return new PagePromise(
       (async () => {
-        const checked = checkParams(spec.params, params ?? {}, `${spec.label} list params`, filterIssues(params));
+        const checked = checkParams(paramsSchema, params ?? {}, `${operation.operation} params`, filterIssues(params));
         const filters = toQueryString(checked as Record<string, unknown>);
         return fetchPage(`${path}${filters}`, filters);
       })(),
     );
   }
 
-  #get(path: string, options: RequestOptions, call: CallObserver | undefined) {
-    return this.#transport.send({ method: 'GET', path, headers: this.#headers(options), ...this.#callOptions(options), observer: call });
+  /**
+   * One HTTP call of the SDK, observed as `operation`: `prepare` checks the input (throwing before
+   * anything is sent) and gives the path and the body, sent as JSON; `read` checks the answer's
+   * body. A call with an `Idempotency-Key` (a creation) sends it, and tells a replay (`200`) from a
+   * creation (`201`).
+   */
+  #call<T>(
+    operation: ObservedOperation,
+    options: RequestOptions,
+    prepare: () => { path: string; body?: unknown },
+    read: (body: unknown) => T,
+    idempotencyKey?: string,
+  ): Promise<WithResponse<T>> {
+    return this.#observed(
+      operation,
+      async (observer) => {
+        const { path, body } = prepare();
+        const sent = this.#callOptions(options);
+        if (idempotencyKey !== undefined) sent.headers.set('idempotency-key', idempotencyKey);
+        const text = body === undefined ? undefined : jsonBody(body);
+        if (text !== undefined) sent.headers.set('content-type', 'application/json');
+        const { response, body: received } = await this.#transport.send({ method: operation.method, path, body: text, ...sent, observer });
+        const data = read(received);
+        // 201 is a creation; 200 is the service replaying an earlier one with the same key.
+        return idempotencyKey === undefined
+          ? { data, response, replayed: false }
+          : { data, response, idempotencyKey, replayed: response.status === 200 };
+      },
+      idempotencyKey,
+    );
   }
 
   // --- telemetry wiring: one observed call per SDK call (per page, for a list) ---
@@ -454,19 +480,6 @@ export class PaymentsClient {
   /** The telemetry of this client, for bulk payouts and reconciliation. @internal */
   get telemetry(): Telemetry | undefined {
     return this.#telemetry;
-  }
-
-  /** The call `<resource>.<kind>` on the resource at `path` (`/payments`), with its path template. */
-  #operation(kind: 'create' | 'retrieve' | 'list', path: string): ObservedOperation {
-    const info: ObservedOperation = {
-      operation: `${resourceName(path)}.${kind}`,
-      method: kind === 'create' ? 'POST' : 'GET',
-      urlTemplate: `${API_PREFIX}${path}${kind === 'retrieve' ? `/${idPlaceholder(path)}` : ''}`,
-    };
-    const field = RECORD_FIELDS[path];
-    // The record's kind from the path: `/payment-links` → `payment_link`.
-    const type = path.slice(1, -1).replace('-', '_') as RecordOfCall['type'];
-    return kind === 'list' || field === undefined ? info : { ...info, record: { type, field } };
   }
 
   /**
@@ -480,17 +493,16 @@ export class PaymentsClient {
     idempotencyKey?: string,
   ): Promise<WithResponse<T>> {
     const telemetry = this.#telemetry;
-    const server = this.#server;
-    if (telemetry === undefined || server === undefined) return work(undefined);
+    if (telemetry === undefined) return work(undefined);
     const { record, ...info } = operation;
-    const call = telemetry.onCall({ ...info, serverAddress: server.address, serverPort: server.port, mode: this.mode, idempotencyKey });
+    const call = telemetry.onCall({ ...info, ...this.#server, mode: this.mode, idempotencyKey });
     return work(call).then(
       (result) => {
         const id = record && isRecord(result.data) ? result.data[record.field] : undefined;
         call.end({
           status: result.response.status,
           replayed: result.replayed,
-          ...(typeof id === 'string' || typeof id === 'number' ? { record: { type: record?.type ?? 'payment', id: String(id) } } : {}),
+          ...(record && (typeof id === 'string' || typeof id === 'number') ? { record: { type: record.type, id: String(id) } } : {}),
         });
         return result;
       },
@@ -503,21 +515,19 @@ export class PaymentsClient {
 
   // --- end telemetry wiring ---
 
-  #headers(options: RequestOptions): Headers {
+  /**
+   * What a call sends beside its method, path and body, its options checked: the headers (the
+   * client's, then the call's, then the SDK's own), the timeout and retries (the call's or the
+   * client's), and the signal.
+   */
+  #callOptions(options: RequestOptions): Pick<CallRequest, 'headers' | 'timeout' | 'maxRetries' | 'signal'> {
+    const checked = checkOptions(RequestOptionsSchema, options, 'request options');
     // The common call has no headers of its own: its list is built once, at construction.
-    if (options.headers === undefined) return new Headers(this.#baseHeaders);
-    const headers = new Headers(this.#defaultHeaders);
-    for (const [k, v] of Object.entries(checkHeaders(options.headers, 'options.headers'))) headers.set(k, v);
-    for (const [k, v] of this.#ownHeaders) headers.set(k, v);
-    return headers;
-  }
-
-  #callOptions(options: RequestOptions): Pick<CallRequest, 'timeout' | 'maxRetries' | 'signal'> {
-    return {
-      timeout: options.timeout === undefined ? this.timeout : checkTimeout(options.timeout, 'options.timeout'),
-      maxRetries: options.maxRetries === undefined ? this.maxRetries : checkRetries(options.maxRetries, 'options.maxRetries'),
-      signal: options.signal,
-    };
+    const headers = new Headers(this.#baseHeaders);
+    if (checked.headers !== undefined) {
+      for (const [name, value] of [...Object.entries(checked.headers), ...this.#ownHeaders]) headers.set(name, value);
+    }
+    return { headers, timeout: checked.timeout ?? this.timeout, maxRetries: checked.maxRetries ?? this.maxRetries, signal: options.signal };
   }
 
   /** What `JSON.stringify(client)` shows: settings, never the key. */
@@ -542,37 +552,35 @@ function withIdempotencyKey<T>(call: Promise<T>, idempotencyKey: string | undefi
 
 const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
+/** A {@link PaymentsClient.request} call, as it is checked before anything is sent. */
+const APIRequestSchema = z.looseObject({
+  method: z.custom<HttpMethod>((method) => METHODS.includes(method as HttpMethod), {
+    error: (issue) => `must be one of ${METHODS.join(', ')}, got ${safeString(issue.input)}`,
+  }),
+  path: z.custom<string>((path) => requestPathProblem(path) === undefined, { error: (issue) => requestPathProblem(issue.input) }),
+  query: z.optional(z.custom<NonNullable<APIRequest['query']>>(isRecord, { error: 'must be an object of parameter names to values' })),
+  // A classic zod schema and a zod/mini one both have the `safeParse` the answer is checked with.
+  schema: z.optional(
+    z.custom<z.ZodMiniType>((schema) => typeof (schema as { safeParse?: unknown } | null)?.safeParse === 'function', {
+      error: 'must be a zod schema',
+    }),
+  ),
+});
+
 /**
  * Checks a {@link PaymentsClient.request} call before anything is sent, naming every bad field in one
  * `InvalidParamsError`: the method, the path (under `/api/v1`, no `..`, no query: that goes in
  * `query`), the query (as list filters are checked), a body on a `GET`, and the Idempotency-Key.
  */
 function checkRequest<T>(request: APIRequest<T>, idempotencyKey: string | undefined) {
-  const issues: ValidationIssue[] = [];
-  if (!isRecord(request))
-    throw new InvalidParamsError([{ path: [], message: 'must be an object { method, path, body?, query?, schema? }' }], 'request');
-  const { method, path, body, query, schema } = request;
-  if (!METHODS.includes(method))
-    issues.push({ path: ['method'], message: `must be one of ${METHODS.join(', ')}, got ${safeString(method)}` });
-  const pathProblem = requestPathProblem(path);
-  if (pathProblem) issues.push({ path: ['path'], message: pathProblem });
+  // Read as they are for the checks that read several fields; the schema names a request that is not an object.
+  const { method, body, query }: Partial<APIRequest<T>> = request ?? {};
+  const more = filterIssues(query, ['query']);
   if (method === 'GET' && body !== undefined)
-    issues.push({ path: ['body'], message: 'must be left out on a GET (a GET has no body; use query)' });
-  if (query !== undefined && !isRecord(query)) issues.push({ path: ['query'], message: 'must be an object of parameter names to values' });
-  else for (const issue of filterIssues(query)) issues.push({ path: ['query', ...issue.path], message: issue.message });
-  if (schema !== undefined && typeof (schema as { safeParse?: unknown })?.safeParse !== 'function') {
-    issues.push({ path: ['schema'], message: 'must be a zod schema' });
-  }
-  if (idempotencyKey !== undefined) issues.push(...idempotencyKeyIssues(idempotencyKey));
-  if (issues.length > 0) throw new InvalidParamsError(issues, 'request');
-  return {
-    method,
-    path,
-    query: query === undefined ? '' : toQueryString(query),
-    body,
-    schema,
-    label: `${method} ${path}`,
-  };
+    more.push({ path: ['body'], message: 'must be left out on a GET (a GET has no body; use query)' });
+  if (idempotencyKey !== undefined) more.push(...idempotencyKeyIssues(idempotencyKey));
+  const checked = checkParams(APIRequestSchema, request, 'request', more);
+  return { ...checked, body, query: toQueryString(checked.query ?? {}) };
 }
 
 /** What is wrong with the path of a {@link PaymentsClient.request} call, if anything. */
@@ -589,18 +597,18 @@ function requestPathProblem(path: unknown): string | undefined {
   }
   // RFC 3986 path characters only: a space, a control character or a non-ASCII letter goes encoded.
   if (!/^[\w\-.~!$&'()*+,;=:@%/]*$/.test(path)) return 'must hold URL path characters only: encode each segment with encodeURIComponent';
-  if (path.length > 2048) return `must be at most 2048 characters, got ${path.length}`;
-  return undefined;
+  return textProblem(path, 2048);
 }
 
-/** Serialises list params; `Date` values become their UTC `YYYY-MM-DD`. */
-export function toQueryString(params: Record<string, unknown>): string {
+/**
+ * Serialises list params or a query, checked by `filterIssues` first (one value per name, no array):
+ * `Date` values become their UTC `YYYY-MM-DD`.
+ */
+function toQueryString(params: Record<string, unknown>): string {
   const query = new URLSearchParams();
   for (const [key, value] of Object.entries(params)) {
     if (value === undefined || value === null) continue;
-    if (value instanceof Date) query.set(key, value.toISOString().slice(0, 10));
-    else if (Array.isArray(value)) for (const v of value) query.append(key, String(v));
-    else query.set(key, String(value));
+    query.set(key, value instanceof Date ? value.toISOString().slice(0, 10) : String(value));
   }
   const text = query.toString();
   return text ? `?${text}` : '';
@@ -614,71 +622,49 @@ interface RecordOfCall {
   field: string;
 }
 
-/** The field that identifies the record each resource's calls read or create, by the resource's path. */
-const RECORD_FIELDS: Readonly<Record<string, string>> = {
-  '/payments': 'uuid',
-  '/checkout-sessions': 'reference',
-  '/payouts': 'id',
+/** The field that identifies the record each resource's calls read or create, by the resource's name. */
+const RECORD_FIELDS = {
+  payments: 'uuid',
+  checkoutSessions: 'reference',
+  payouts: 'id',
   // A payment link is identified by its `uuid` (its `slug` can change).
-  '/payment-links': 'uuid',
+  paymentLinks: 'uuid',
 };
 
-/** What a call is, for telemetry: its name, method and path template, and the record it reads or creates. */
+/**
+ * What a call is: its name, which its errors name too (`payments.create`), its method and path
+ * template for telemetry, and the record it reads or creates.
+ */
 type ObservedOperation = Pick<TelemetryCallInfo, 'operation' | 'method' | 'urlTemplate'> & { record?: RecordOfCall | undefined };
 
-/** The resource of a path, as merchants call it: `/checkout-sessions` → `checkoutSessions`. */
-function resourceName(path: string): string {
-  return (path.split('/')[1] ?? '').replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
-}
-
-/** The placeholder of a resource's identifier in its path template, as the service documents it. */
-function idPlaceholder(path: string): string {
-  if (path === '/payments') return '{uuid}';
-  if (path === '/checkout-sessions') return '{reference}';
-  return '{id}';
+/**
+ * The call `<resource>.<kind>` at `path`, the resource's path (`/checkout-sessions`) or, for a
+ * retrieve, its template (`/checkout-sessions/{reference}`).
+ */
+function operationOf(kind: 'create' | 'retrieve' | 'list', path: string): ObservedOperation {
+  const segment = path.split('/')[1] ?? '';
+  // The resource as merchants call it: `checkout-sessions` → `checkoutSessions`.
+  const name = segment.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+  const info: ObservedOperation = {
+    operation: `${name}.${kind}`,
+    method: kind === 'create' ? 'POST' : 'GET',
+    urlTemplate: `${API_PREFIX}${path}`,
+  };
+  // A resource that creates or retrieves is one of these.
+  const field = RECORD_FIELDS[name as keyof typeof RECORD_FIELDS];
+  // The record's kind from the path: `payment-links` → `payment_link`.
+  const type = segment.slice(0, -1).replace('-', '_') as RecordOfCall['type'];
+  return kind === 'list' ? info : { ...info, record: { type, field } };
 }
 
 /** The host (an IPv6 address without its brackets) and port of the service root. */
-function serverOf(baseUrl: string): { address: string; port: number } {
+function serverOf(baseUrl: string): Pick<TelemetryCallInfo, 'serverAddress' | 'serverPort'> {
   const url = new URL(baseUrl);
-  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-  return { address: url.hostname.replace(/^\[|\]$/g, ''), port };
-}
-
-/** `telemetry`: an object with the hooks the client calls. */
-function checkTelemetry(telemetry: Telemetry | undefined): Telemetry | undefined {
-  if (telemetry === undefined) return undefined;
-  if (telemetry === null || typeof telemetry !== 'object' || typeof telemetry.onCall !== 'function') {
-    throw new PaymentsError('telemetry must be an object with an onCall hook, such as openTelemetry() from payments-sdk/opentelemetry.');
-  }
-  return guardTelemetry(telemetry);
+  const serverPort = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return { serverAddress: url.hostname.replace(/^\[|\]$/g, ''), serverPort };
 }
 
 // --- end telemetry wiring ---
-
-/**
- * Where a client reads its key: a key given (or found in the environment) is checked now; a function
- * is kept as it is; no key at all becomes a function that looks in the environment again at each call
- * and fails naming `PAYMENTS_API_KEY`, so that construction never throws for a missing key.
- */
-function keySourceOf(option: ClientOptions['apiKey']): string | (() => string | Promise<string>) {
-  if (typeof option === 'function') return option;
-  const given = option ?? readEnv('PAYMENTS_API_KEY');
-  if (given !== undefined && typeof given !== 'string') {
-    throw new PaymentsError(`apiKey must be a string or a function that returns one, got ${typeof given}.`);
-  }
-  if (given === undefined || given.trim() === '') {
-    return () => {
-      const key = readEnv('PAYMENTS_API_KEY');
-      if (key === undefined || key.trim() === '') {
-        throw new PaymentsError(missingSettingMessage('No API key', 'apiKey', 'PAYMENTS_API_KEY', 'new PaymentsClient()'));
-      }
-      return key;
-    };
-  }
-  checkKeyText(given);
-  return given;
-}
 
 /** Checks that a key can be sent as it is, in words that never quote it. */
 function checkKeyText(apiKey: string): void {
@@ -695,19 +681,11 @@ function checkKeyText(apiKey: string): void {
   }
 }
 
-/**
- * `appInfo` as the end of the `User-Agent` (` name/version (+url)`), checked: strings without
- * spaces, and nothing `Headers` refuses (a line break, a NUL); `''` without one.
- */
+/** `appInfo` as the end of the `User-Agent` (` name/version (+url)`); `''` without one. */
 function appInfoText(appInfo: ClientOptions['appInfo']): string {
   if (appInfo === undefined) return '';
-  const { name, version = '', url = '' } = isRecord(appInfo) ? appInfo : ({} as Record<string, unknown>);
-  const text = ` ${name}${version && `/${version}`}${url && ` (+${url})`}`;
-  // A trailing line break would be trimmed by `Headers`, not refused: the `x` after it keeps it inside.
-  if (![name, version, url].every((part) => typeof part === 'string' && !part.includes(' ')) || !name || !isHeaderSafe(`${text}x`)) {
-    throw new PaymentsError('appInfo must be { name, version?, url? }: strings without spaces or line breaks.');
-  }
-  return text;
+  const { name, version, url } = appInfo;
+  return ` ${name}${version ? `/${version}` : ''}${url ? ` (+${url})` : ''}`;
 }
 
 /** `true` when `Headers` accepts this value (and name); never lets its TypeError, which quotes the value, out. */
@@ -720,62 +698,85 @@ function isHeaderSafe(value: string, name = 'authorization'): boolean {
   }
 }
 
+// --- option schemas: each bad option named in one error ---
+
+/** The headers `Headers` refuses, by their quoted names; `undefined` when `headers` is not an object. */
+function badHeaderNames(headers: unknown): string[] | undefined {
+  if (!isRecord(headers)) return undefined;
+  return Object.keys(headers)
+    .filter((name) => !isHeaderSafe(String(headers[name]), name))
+    .map((name) => JSON.stringify(name));
+}
+
 /**
- * Checks header names and values before anything is sent. `Headers` would throw a TypeError that
+ * Header names and values, checked before anything is sent. `Headers` would throw a TypeError that
  * quotes the value (a token, say): the error names the bad headers only.
  */
-function checkHeaders(headers: Record<string, string> | undefined, name: string): Record<string, string> {
-  if (headers === undefined) return {};
-  if (!isRecord(headers)) {
-    throw new PaymentsError(`${name} must be an object of header names to string values.`);
-  }
-  const bad: string[] = [];
-  for (const [key, value] of Object.entries(headers)) {
-    if (!isHeaderSafe(String(value), key)) bad.push(JSON.stringify(key));
-  }
-  if (bad.length > 0) {
-    throw new PaymentsError(`${name}: invalid HTTP header name or value for ${bad.join(', ')} (a line break or a character HTTP forbids).`);
-  }
-  return { ...headers };
-}
+const headersSchema = z.custom<Record<string, string>>((headers) => badHeaderNames(headers)?.length === 0, {
+  error: (issue) => {
+    const bad = badHeaderNames(issue.input);
+    return bad
+      ? `invalid HTTP header name or value for ${bad.join(', ')} (a line break or a character HTTP forbids)`
+      : `must be an object of header names to string values, got ${kind(issue.input)}`;
+  },
+});
 
-function checkTimeout(value: number, name: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMER_MS) {
-    throw new PaymentsError(`${name} must be a number of milliseconds between 1 and ${MAX_TIMER_MS}, got ${String(value)}.`);
-  }
-  return value;
-}
+/** What a call's options may change, as the client's options set them. */
+const callShape = {
+  timeout: z.optional(milliseconds),
+  maxRetries: z.optional(z.int().check(z.minimum(0), z.maximum(10))),
+  headers: z.optional(headersSchema),
+};
 
-/** `retryBackoff`: each given delay a number of milliseconds from 0 to MAX_TIMER_MS; every bad one named. */
-function checkBackoff(backoff: RetryBackoff | undefined): RetryBackoff | undefined {
-  if (backoff === undefined) return undefined;
-  if (backoff === null || typeof backoff !== 'object') {
-    throw new PaymentsError(`retryBackoff must be an object { initialMs?, maxMs? }, got ${backoff === null ? 'null' : typeof backoff}.`);
-  }
-  const bad = (['initialMs', 'maxMs'] as const).filter((key) => {
-    const value = backoff[key];
-    return value !== undefined && (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || value > MAX_TIMER_MS);
-  });
-  if (bad.length > 0) {
-    throw new PaymentsError(
-      `retryBackoff: ${bad.map((key) => `${key} must be a number of milliseconds between 0 and ${MAX_TIMER_MS}, got ${String(backoff[key])}`).join('; ')}.`,
-    );
-  }
-  return { ...backoff };
-}
+/** A call's {@link RequestOptions}; its `idempotencyKey` is checked with a creation's params. */
+const RequestOptionsSchema = z.looseObject(callShape);
 
-/** `maxResponseBytes`: a whole number of bytes, at least 1 KiB (a page of the service fits many times). */
-function checkMaxResponseBytes(value: number | undefined): number {
-  if (value === undefined) return DEFAULT_MAX_RESPONSE_BYTES;
-  if (!Number.isSafeInteger(value) || value < 1024) {
-    throw new PaymentsError(`maxResponseBytes must be a whole number of bytes of at least 1024, got ${String(value)}.`);
-  }
-  return value;
-}
+/** A part of `appInfo`: it goes into the `User-Agent` as it is, so no space and nothing `Headers` refuses. */
+const appInfoPart = z.string().check(
+  // A trailing line break would be trimmed by `Headers`, not refused: the `x` around it keeps it inside.
+  z.refine((part) => !part.includes(' ') && isHeaderSafe(`x${part}x`), {
+    error: (issue) => `must be a string without spaces or line breaks, got ${JSON.stringify(issue.input)}`,
+  }),
+);
 
-function checkRetries(value: number, name: string): number {
-  if (!Number.isInteger(value) || value < 0 || value > 10) {
-    throw new PaymentsError(`${name} must be an integer from 0 to 10, got ${String(value)}.`);
-  }
-  return value;
-}
+/** A delay of `retryBackoff`, in milliseconds. */
+const backoffDelay = z.optional(z.number().check(z.minimum(0), z.maximum(MAX_TIMER_MS)));
+
+/** {@link ClientDefaults}: what `withOptions` can change. */
+const defaultsShape = {
+  ...callShape,
+  // The key's kind; its text is checked by `checkKeyText`.
+  apiKey: z.optional(
+    z.custom<ClientOptions['apiKey']>((key) => key === null || typeof key === 'string' || typeof key === 'function', {
+      error: (issue) => `must be a string or a function that returns one, got ${kind(issue.input)}`,
+    }),
+  ),
+  retryBackoff: z.optional(z.looseObject({ initialMs: backoffDelay, maxMs: backoffDelay })),
+  /** Bytes of a decoded answer: at least 1 KiB (a page of the service fits many times). */
+  maxResponseBytes: z.optional(z.int().check(z.minimum(1024))),
+  // Checked by `levelledLogger`.
+  logger: z.optional(z.unknown()),
+  logLevel: z.optional(z.unknown()),
+};
+
+/** The defaults `withOptions` takes: any other option is the client's own, named with what to do instead. */
+const ClientDefaultsSchema = z.strictObject(defaultsShape, {
+  error: (issue) =>
+    issue.code === 'unrecognized_keys'
+      ? 'is not one of the defaults withOptions changes: for another base URL, webhook secret or fetch, construct a new PaymentsClient'
+      : undefined,
+});
+
+/** {@link ClientOptions}: the defaults, and what only the constructor sets. */
+const ClientOptionsSchema = z.looseObject({
+  ...defaultsShape,
+  appInfo: z.optional(
+    z.looseObject({ name: appInfoPart.check(z.minLength(1)), version: z.optional(appInfoPart), url: z.optional(appInfoPart) }),
+  ),
+  telemetry: z.optional(
+    z.custom<Telemetry>((telemetry) => typeof (telemetry as Telemetry | null)?.onCall === 'function', {
+      error: (issue) =>
+        `must be an object with an onCall hook, such as openTelemetry() from payments-sdk/opentelemetry, got ${kind(issue.input)}`,
+    }),
+  ),
+});

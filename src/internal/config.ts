@@ -32,10 +32,10 @@ export function normalizeBaseUrl(raw: string): string {
 
 /** Reads the key's kind from its text: `live` vs `test`/`sandbox`. */
 export function modeOfKey(key: string): ClientMode {
-  const tokens = key.toLowerCase().split(/[^a-z0-9]+/);
+  const lower = key.toLowerCase();
+  const tokens = lower.split(/[^a-z0-9]+/);
   if (tokens.includes('live')) return 'live';
   if (tokens.includes('test') || tokens.includes('sandbox')) return 'sandbox';
-  const lower = key.toLowerCase();
   if (lower.includes('live')) return 'live';
   if (lower.includes('test') || lower.includes('sandbox')) return 'sandbox';
   return 'unknown';

@@ -8,8 +8,8 @@ const globals = globalThis as any;
 
 /** Name and version of the runtime, for the `User-Agent` header. */
 export function runtimeName(): string {
-  if (typeof globals.Bun !== 'undefined') return `bun/${globals.Bun.version}`;
-  if (typeof globals.Deno !== 'undefined') return `deno/${globals.Deno.version?.deno ?? 'unknown'}`;
+  if (globals.Bun) return `bun/${globals.Bun.version}`;
+  if (globals.Deno) return `deno/${globals.Deno.version?.deno ?? 'unknown'}`;
   if (typeof globals.EdgeRuntime === 'string') return 'vercel-edge';
   if (isCloudflareWorkers()) return 'cloudflare-workers';
   if (typeof globals.process?.versions?.node === 'string') return `node/${globals.process.versions.node}`;
@@ -17,25 +17,21 @@ export function runtimeName(): string {
 }
 
 /**
- * `true` in a web browser. Deno and workers define `window` or `navigator` in some versions, so a
- * browser is recognised by a DOM `document` on a `window` that is the global object.
+ * `true` in a web browser. Workers define `navigator`, and Deno 1 defined `window` (without a
+ * `document`), so a browser is recognised by a DOM `document` on a `window` that is the global object.
  */
 export function isBrowser(): boolean {
-  return (
-    typeof globals.window !== 'undefined' &&
-    globals.window === globals &&
-    typeof globals.document !== 'undefined' &&
-    typeof globals.Deno === 'undefined'
-  );
+  return globals.window === globals && globals.document !== undefined;
 }
 
-/** Reads an environment variable on Node, Bun and Deno; `undefined` elsewhere or when not allowed. */
+/**
+ * Reads an environment variable on Node, Bun and Deno 2 (whose `process.env` is `Deno.env`);
+ * `undefined` elsewhere, when blank, or when not allowed.
+ */
 export function readEnv(name: string): string | undefined {
   try {
-    const fromProcess = globals.process?.env?.[name];
-    if (typeof fromProcess === 'string') return fromProcess.trim() === '' ? undefined : fromProcess;
-    const fromDeno = globals.Deno?.env?.get?.(name);
-    if (typeof fromDeno === 'string') return fromDeno.trim() === '' ? undefined : fromDeno;
+    const value = globals.process?.env?.[name];
+    if (typeof value === 'string' && value.trim() !== '') return value;
   } catch {
     // Deno without --allow-env throws: treat it as unset (envReadDenied tells the two apart).
   }
@@ -53,9 +49,8 @@ export function envReadDenied(name: string): boolean {
     deno.env.get(name);
     return false;
   } catch (error) {
-    const errors = deno.errors ?? {};
-    // NotCapable since Deno 2; PermissionDenied before it.
-    return [errors.NotCapable, errors.PermissionDenied].some((kind) => typeof kind === 'function' && error instanceof kind);
+    // Deno 2's permission error.
+    return (error as Error | undefined)?.name === 'NotCapable';
   }
 }
 

@@ -9,19 +9,31 @@ import { withArticle } from './article.js';
 
 type RawIssue = z.core.$ZodIssue;
 
+/** What zod calls an issue it has no words for. */
+const NO_WORDS = 'Invalid input';
+
+/**
+ * Parse options that keep zod's own messages out, so that {@link toIssues} words every issue: classic
+ * zod, loaded anywhere in the process, or a merchant's `z.config()` would otherwise set English ones
+ * ("Too small: expected number to be >=1"). A schema's own `error` still wins.
+ */
+export const SDK_WORDS = { error: () => NO_WORDS };
+
 /** Turns zod issues into SDK issues with English messages; unknown keys become one issue each. */
 export function toIssues(issues: readonly RawIssue[], input: unknown): ValidationIssue[] {
   const out: ValidationIssue[] = [];
   for (const issue of issues) {
     const path = issue.path.map((segment) => (typeof segment === 'symbol' ? String(segment) : segment));
     if (issue.code === 'unrecognized_keys') {
-      for (const key of issue.keys) out.push({ path: [...path, key], message: unknownKeyMessage(key) });
+      // A message the schema gives (what to do instead) wins here too.
+      const message = issue.message === NO_WORDS ? undefined : issue.message;
+      for (const key of issue.keys) out.push({ path: [...path, key], message: message ?? unknownKeyMessage(key) });
       continue;
     }
-    if (issue.code === 'invalid_union' && issue.errors.length > 0) {
+    if (issue.code === 'invalid_union' && issue.errors[0]) {
       // Report the first branch's issues. Their paths are relative to the union, so they are
       // prefixed with the union's own path to name the field (`data.metadata`, not `data`).
-      const branch = (issue.errors[0] ?? []).map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as RawIssue);
+      const branch = issue.errors[0].map((inner) => ({ ...inner, path: [...issue.path, ...inner.path] }) as RawIssue);
       out.push(...toIssues(branch, input));
       continue;
     }
@@ -32,7 +44,7 @@ export function toIssues(issues: readonly RawIssue[], input: unknown): Validatio
 
 function describe(issue: RawIssue, value: unknown): string {
   // A custom message given in the schema (`{ error: '...' }`) wins.
-  if (issue.message && issue.message !== 'Invalid input') return issue.message;
+  if (issue.message && issue.message !== NO_WORDS) return issue.message;
   switch (issue.code) {
     case 'invalid_type':
       if (value === undefined) return 'is required';
@@ -47,9 +59,9 @@ function describe(issue: RawIssue, value: unknown): string {
         ? `must be at most ${issue.maximum} characters, got ${typeof value === 'string' ? value.length : '?'}`
         : `must be ${issue.inclusive ? '≤' : '<'} ${issue.maximum}, got ${show(value)}`;
     case 'invalid_format':
-      if (issue.format === 'email') return `must be a valid e-mail address, got ${show(value)}`;
-      if (issue.format === 'url') return `must be an http(s) URL, got ${show(value)}`;
-      return `has an invalid format, got ${show(value)}`;
+      // The SDK's own formats carry their messages (schemas/primitives.ts); this words a merchant's
+      // schema's (client.request). The value is not shown: an e-mail address or a phone number.
+      return `does not match the ${issue.format} format`;
     case 'custom':
       // A format checked by a refinement rather than by zod's own (schemas/primitives.ts httpUrl).
       if (issue.params?.format === 'url') return `must be an http(s) URL, without spaces around it, got ${show(value)}`;
@@ -83,8 +95,8 @@ export function typeName(value: unknown): string {
   return typeof value;
 }
 
+/** A value for a message: a string quoted (cut at 60 characters), an object or a function by its type, anything else as it is. */
 function show(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
-  if (typeof value === 'number' || typeof value === 'boolean' || value === null || value === undefined) return String(value);
-  return typeName(value);
+  return typeof value === 'object' || typeof value === 'function' ? typeName(value) : String(value);
 }

@@ -1,7 +1,7 @@
 import { APIPromise, type WithResponse } from '../core/api-promise.js';
 import { type PagePromise, walkPages } from '../core/pagination.js';
 import type { RequestOptions } from '../core/request-options.js';
-import { APIResource, type ResourceClient } from '../core/resource.js';
+import { APIResource } from '../core/resource.js';
 import { DAY_MS } from '../internal/durations.js';
 import {
   type CheckoutSession,
@@ -12,42 +12,22 @@ import {
   CheckoutSessionSchema,
 } from '../schemas/checkout-session.js';
 import type { Payment } from '../schemas/payment.js';
-import type { Payments } from './payments.js';
 
 /** Hosted checkout sessions. */
 export class CheckoutSessions extends APIResource {
-  /** The payments, where `findPayment` looks for a session's payment. */
-  readonly #payments: Payments;
-
-  /** @internal */
-  constructor(client: ResourceClient, payments: Payments) {
-    super(client);
-    this.#payments = payments;
-  }
-
   /** Creates a session: `POST /api/v1/checkout-sessions`. Redirect the customer to its `checkout_url`. */
   create(params: CheckoutSessionCreateParams, options?: RequestOptions): APIPromise<CheckoutSession> {
-    return this._client.postCreation(
-      '/checkout-sessions',
-      params,
-      { params: CheckoutSessionCreateParamsSchema, result: CheckoutSessionSchema, label: 'checkoutSessions.create' },
-      options,
-    );
+    return this._client.postCreation('/checkout-sessions', params, CheckoutSessionCreateParamsSchema, CheckoutSessionSchema, options);
   }
 
   /** Reads a session: `GET /api/v1/checkout-sessions/{reference}`. */
   retrieve(reference: string, options?: RequestOptions): APIPromise<CheckoutSession> {
-    return this._client.getObject('/checkout-sessions', reference, { result: CheckoutSessionSchema, label: 'checkout session' }, options);
+    return this._client.getObject('/checkout-sessions/{reference}', reference, CheckoutSessionSchema, options);
   }
 
   /** Lists sessions, most recent first: `GET /api/v1/checkout-sessions`. */
   list(params?: CheckoutSessionListParams, options?: RequestOptions): PagePromise<CheckoutSession> {
-    return this._client.getPaginated(
-      '/checkout-sessions',
-      params,
-      { params: CheckoutSessionListParamsSchema, item: CheckoutSessionSchema, label: 'checkout sessions' },
-      options,
-    );
+    return this._client.getPaginated('/checkout-sessions', params, CheckoutSessionListParamsSchema, CheckoutSessionSchema, options);
   }
 
   /**
@@ -68,7 +48,7 @@ export class CheckoutSessions extends APIResource {
     // One day of margin: the service may read `from` in its own time zone, not UTC.
     const from = Number.isNaN(created) ? undefined : new Date(created - DAY_MS);
     let response: Response | undefined;
-    for await (const page of walkPages(this.#payments.list({ from, per_page: 100 }, options))) {
+    for await (const page of walkPages(this._client.payments.list({ from, per_page: 100 }, options))) {
       response = page.response;
       const found = page.data.data.find((payment) => payment.checkout_session === reference);
       if (found) return { data: found, response, replayed: false };

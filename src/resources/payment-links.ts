@@ -15,26 +15,16 @@ import {
 export class PaymentLinks extends APIResource {
   /** Creates a link: `POST /api/v1/payment-links`. Leave `amount` out to let the customer choose. Share its `url` as it is. */
   create(params: PaymentLinkCreateParams, options?: RequestOptions): APIPromise<PaymentLink> {
-    return this._client.postCreation(
-      '/payment-links',
-      params,
-      { params: PaymentLinkCreateParamsSchema, result: PaymentLinkSchema, label: 'paymentLinks.create' },
-      options,
-    );
+    return this._client.postCreation('/payment-links', params, PaymentLinkCreateParamsSchema, PaymentLinkSchema, options);
   }
 
   /** Reads a link: `GET /api/v1/payment-links/{id}`. */
   retrieve(id: string | number, options?: RequestOptions): APIPromise<PaymentLink> {
-    return this._client.getObject('/payment-links', id, { result: PaymentLinkSchema, label: 'payment link' }, options);
+    return this._client.getObject('/payment-links/{id}', id, PaymentLinkSchema, options);
   }
 
   /** Lists links, most recent first: `GET /api/v1/payment-links`. Filters beyond the documented ones pass through. */
   list(params?: PaymentLinkListParams, options?: RequestOptions): PagePromise<PaymentLink> {
-    return this._client.getPaginated(
-      '/payment-links',
-      params,
-      { params: PaymentLinkListParamsSchema, item: PaymentLinkSchema, label: 'payment links' },
-      options,
-    );
+    return this._client.getPaginated('/payment-links', params, PaymentLinkListParamsSchema, PaymentLinkSchema, options);
   }
 }

@@ -1,11 +1,12 @@
+import * as z from 'zod/mini';
 import { APIPromise, type WithResponse } from '../core/api-promise.js';
-import { APITimeoutError, APIUserAbortError, InvalidParamsError, type ValidationIssue } from '../core/errors.js';
+import { APITimeoutError, APIUserAbortError } from '../core/errors.js';
 import type { PagePromise } from '../core/pagination.js';
 import { type ReconcileFinding, type ReconcileOptions, reconcilePayments } from '../core/reconcile.js';
 import type { RequestOptions } from '../core/request-options.js';
 import { APIResource } from '../core/resource.js';
-import { MAX_TIMER_MS } from '../internal/durations.js';
 import { sleep } from '../internal/sleep.js';
+import { checkParams } from '../internal/validation.js';
 import {
   type Payment,
   type PaymentCreateParams,
@@ -14,6 +15,7 @@ import {
   PaymentListParamsSchema,
   PaymentSchema,
 } from '../schemas/payment.js';
+import { milliseconds } from '../schemas/primitives.js';
 
 /** Options of {@link Payments.waitForCompletion}. */
 export interface WaitForCompletionOptions {
@@ -29,6 +31,9 @@ export interface WaitForCompletionOptions {
 const UNSETTLED = new Set(['pending', 'processing']);
 const MAX_INTERVAL_MS = 15_000;
 
+// An interval of 0 would never grow (0 × 1.5): a busy loop of requests until the deadline.
+const WaitForCompletionOptionsSchema = z.looseObject({ interval: z.optional(milliseconds), timeout: z.optional(milliseconds) });
+
 /** Direct mobile-money charges and payment reads. */
 export class Payments extends APIResource {
   /**
@@ -37,27 +42,17 @@ export class Payments extends APIResource {
    * the payment shows the amount charged in the operator's currency.
    */
   create(params: PaymentCreateParams, options?: RequestOptions): APIPromise<Payment> {
-    return this._client.postCreation(
-      '/payments',
-      params,
-      { params: PaymentCreateParamsSchema, result: PaymentSchema, label: 'payments.create' },
-      options,
-    );
+    return this._client.postCreation('/payments', params, PaymentCreateParamsSchema, PaymentSchema, options);
   }
 
   /** Reads a payment: `GET /api/v1/payments/{uuid}`. */
   retrieve(uuid: string, options?: RequestOptions): APIPromise<Payment> {
-    return this._client.getObject('/payments', uuid, { result: PaymentSchema, label: 'payment' }, options);
+    return this._client.getObject('/payments/{uuid}', uuid, PaymentSchema, options);
   }
 
   /** Lists payments, most recent first: `GET /api/v1/payments`. Await it for one page, or `for await` over every payment. */
   list(params?: PaymentListParams, options?: RequestOptions): PagePromise<Payment> {
-    return this._client.getPaginated(
-      '/payments',
-      params,
-      { params: PaymentListParamsSchema, item: PaymentSchema, label: 'payments' },
-      options,
-    );
+    return this._client.getPaginated('/payments', params, PaymentListParamsSchema, PaymentSchema, options);
   }
 
   /**
@@ -100,15 +95,9 @@ export class Payments extends APIResource {
   }
 
   async #waitForCompletion(uuid: string, options: WaitForCompletionOptions): Promise<WithResponse<Payment>> {
-    const timeout = options.timeout ?? 300_000;
-    let interval = options.interval ?? 2_000;
-    const bad: ValidationIssue[] = [];
-    // An interval of 0 would never grow (0 × 1.5): a busy loop of requests until the deadline.
-    if (typeof interval !== 'number' || !Number.isFinite(interval) || interval <= 0)
-      bad.push({ path: ['interval'], message: `must be a number of milliseconds > 0, got ${String(interval)}` });
-    if (typeof timeout !== 'number' || !Number.isFinite(timeout) || timeout <= 0 || timeout > MAX_TIMER_MS)
-      bad.push({ path: ['timeout'], message: `must be a number of milliseconds between 1 and ${MAX_TIMER_MS}, got ${String(timeout)}` });
-    if (bad.length > 0) throw new InvalidParamsError(bad, 'waitForCompletion options');
+    const checked = checkParams(WaitForCompletionOptionsSchema, options, 'waitForCompletion options');
+    const timeout = checked.timeout ?? 300_000;
+    let interval = checked.interval ?? 2_000;
 
     // The deadline aborts whatever is under way (a poll and its retries, or the wait between polls),
     // so the whole call never outlives `timeout`. The caller's signal is forwarded to the same controller.

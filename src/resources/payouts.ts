@@ -17,12 +17,7 @@ import {
 export class Payouts extends APIResource {
   /** Requests a payout: `POST /api/v1/payouts`. A sandbox key gets `PermissionDeniedError`. */
   create(params: PayoutCreateParams, options?: RequestOptions): APIPromise<Payout> {
-    return this._client.postCreation(
-      '/payouts',
-      params,
-      { params: PayoutCreateParamsSchema, result: PayoutSchema, label: 'payouts.create' },
-      options,
-    );
+    return this._client.postCreation('/payouts', params, PayoutCreateParamsSchema, PayoutSchema, options);
   }
 
   /**
@@ -57,7 +52,7 @@ export class Payouts extends APIResource {
    * integer; pass `payout.id` as it came (an id beyond 2^53 comes as a string of its digits).
    */
   retrieve(id: string | number, options?: RequestOptions): APIPromise<Payout> {
-    return this._client.getObject('/payouts', id, { result: PayoutSchema, label: 'payout' }, options);
+    return this._client.getObject('/payouts/{id}', id, PayoutSchema, options);
   }
 
   /**
@@ -66,6 +61,6 @@ export class Payouts extends APIResource {
    * `InvalidParamsError`.
    */
   list(params?: PayoutListParams, options?: RequestOptions): PagePromise<Payout> {
-    return this._client.getPaginated('/payouts', params, { params: PayoutListParamsSchema, item: PayoutSchema, label: 'payouts' }, options);
+    return this._client.getPaginated('/payouts', params, PayoutListParamsSchema, PayoutSchema, options);
   }
 }

@@ -7,6 +7,6 @@ import { type Wallet, walletArray } from '../schemas/wallet.js';
 export class Wallets extends APIResource {
   /** Lists wallet balances: `GET /api/v1/wallets`. Not paginated. */
   list(options?: RequestOptions): APIPromise<Wallet[]> {
-    return this._client.getUnpaginated('/wallets', { result: walletArray, label: 'wallets' }, options);
+    return this._client.getUnpaginated('/wallets', walletArray, options);
   }
 }

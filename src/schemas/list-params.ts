@@ -43,9 +43,7 @@ export interface ListParamsBase {
 export const listParamsShape = {
   from: z.optional(dateFilter),
   to: z.optional(dateFilter),
-  per_page: z.optional(
-    z.int().check(z.minimum(1, { error: 'must be between 1 and 100' }), z.maximum(100, { error: 'must be between 1 and 100' })),
-  ),
+  per_page: z.optional(z.int().check(z.minimum(1), z.maximum(100))),
   page: z.optional(z.int().check(z.minimum(1))),
 };
 

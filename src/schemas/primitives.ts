@@ -7,6 +7,7 @@
 import * as z from 'zod/mini';
 import { type CurrencyCode, isKnownCurrency } from '../currencies.js';
 import { kind } from '../internal/article.js';
+import { MAX_TIMER_MS } from '../internal/durations.js';
 import { isHttpUrl } from '../internal/http-url.js';
 import { isExactId } from '../internal/json.js';
 
@@ -40,6 +41,9 @@ export type Same<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X exten
 
 /** Compiles only when given `true`: `type _ = Proof<Same<A, B>>`. */
 export type Proof<T extends true> = T;
+
+/** A delay in milliseconds that a timer honours: from 1 to 2^31 - 1 (a longer `setTimeout` fires at once). */
+export const milliseconds = z.number().check(z.minimum(1), z.maximum(MAX_TIMER_MS));
 
 /** An amount in minor units, as the service sends it: a safe integer. */
 export const minorUnits = z.int();

@@ -78,7 +78,9 @@ describe('base URL', () => {
   it('throws a PaymentsError naming PAYMENTS_BASE_URL when no base URL is given nor set', () => {
     env({});
     expect(() => new PaymentsClient({ apiKey: API_KEY })).toThrowError(PaymentsError);
-    expect(() => new PaymentsClient({ apiKey: API_KEY })).toThrowError(/PAYMENTS_BASE_URL/);
+    expect(() => new PaymentsClient({ apiKey: API_KEY })).toThrowError(
+      'No base URL: pass { baseUrl } to new PaymentsClient() or set the PAYMENTS_BASE_URL environment variable.',
+    );
     expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl: '   ' })).toThrowError(PaymentsError);
   });
 });
@@ -233,23 +235,57 @@ describe('options', () => {
   });
 
   it.each([
-    [{ timeout: 0 }, /timeout/],
-    [{ timeout: -5 }, /timeout/],
-    [{ timeout: Number.NaN }, /timeout/],
-    [{ timeout: 3_000_000_000 }, /timeout/],
-    [{ maxRetries: -1 }, /maxRetries/],
-    [{ maxRetries: 1.5 }, /maxRetries/],
-    [{ maxRetries: 11 }, /maxRetries/],
+    [{ timeout: 0 }, /timeout: must be ≥ 1, got 0/],
+    [{ timeout: -5 }, /timeout: must be ≥ 1, got -5/],
+    [{ timeout: Number.NaN }, /timeout: must be a number, got NaN/],
+    [{ timeout: 3_000_000_000 }, /timeout: must be ≤ 2147483647, got 3000000000/],
+    [{ maxRetries: -1 }, /maxRetries: must be ≥ 0, got -1/],
+    [{ maxRetries: 1.5 }, /maxRetries: must be an integer, got 1.5/],
+    [{ maxRetries: 11 }, /maxRetries: must be ≤ 10, got 11/],
     [{ logLevel: 'verbose' as never }, /logLevel/],
     [{ logLevel: 'toString' as never }, /logLevel/],
-    [{ retryBackoff: 'fast' as never }, /retryBackoff must be an object/],
-    [{ retryBackoff: { initialMs: -1 } }, /retryBackoff: initialMs must be/],
-    [{ retryBackoff: { maxMs: Number.POSITIVE_INFINITY } }, /retryBackoff: maxMs must be/],
-    [{ retryBackoff: { initialMs: '500' as never, maxMs: Number.NaN } }, /initialMs must be .*got 500; maxMs must be .*got NaN/],
+    [{ retryBackoff: 'fast' as never }, /retryBackoff: must be an object, got string/],
+    [{ retryBackoff: { initialMs: -1 } }, /retryBackoff\.initialMs: must be ≥ 0, got -1/],
+    [{ retryBackoff: { maxMs: Number.POSITIVE_INFINITY } }, /retryBackoff\.maxMs: must be a number, got Infinity/],
+    [
+      { retryBackoff: { initialMs: '500' as never, maxMs: Number.NaN } },
+      /initialMs: must be a number, got string; retryBackoff\.maxMs: must be a number, got NaN/,
+    ],
   ])('refuses %o with a PaymentsError naming the option', (bad, name) => {
     env({});
     expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN, ...bad })).toThrowError(PaymentsError);
     expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN, ...bad })).toThrowError(name);
+  });
+
+  it('names every bad option in one error', () => {
+    env({});
+    let error: unknown;
+    try {
+      new PaymentsClient({
+        apiKey: API_KEY,
+        baseUrl: ORIGIN,
+        timeout: 0,
+        maxRetries: 11,
+        headers: { 'X-Token': 'secret-value\nInjected: yes' },
+        maxResponseBytes: 10,
+        telemetry: {} as never,
+      });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(PaymentsError);
+    const message = (error as Error).message;
+    expect(message).toMatch(/^Invalid PaymentsClient options: /);
+    for (const part of [
+      'timeout: must be ≥ 1, got 0',
+      'maxRetries: must be ≤ 10, got 11',
+      'headers: invalid HTTP header name or value for "X-Token"',
+      'maxResponseBytes: must be ≥ 1024, got 10',
+      'telemetry: must be an object with an onCall hook',
+    ]) {
+      expect(message).toContain(part);
+    }
+    expect(message).not.toContain('secret-value');
   });
 
   it('accepts a retryBackoff of zeros (retry at once)', () => {
@@ -262,8 +298,16 @@ describe('options', () => {
     env({});
     // No handler: a request that left would fail as unhandled, not with these messages.
     const client = new PaymentsClient({ apiKey: API_KEY, baseUrl: ORIGIN });
-    await expect(client.payments.retrieve('p-1', { timeout: 0 })).rejects.toThrowError(/options\.timeout/);
-    await expect(client.payments.retrieve('p-1', { maxRetries: -1 })).rejects.toThrowError(/options\.maxRetries/);
+    await expect(client.payments.retrieve('p-1', { timeout: 0 })).rejects.toThrowError(
+      /^Invalid request options: timeout: must be ≥ 1, got 0\.$/,
+    );
+    await expect(client.payments.retrieve('p-1', { maxRetries: -1 })).rejects.toThrowError(
+      /request options: maxRetries: must be ≥ 0, got -1/,
+    );
+    // Every bad option of the call in one error.
+    await expect(client.payments.retrieve('p-1', { timeout: Number.NaN, maxRetries: 11 })).rejects.toThrowError(
+      /timeout: must be a number, got NaN; maxRetries: must be ≤ 10, got 11/,
+    );
   });
 });
 

@@ -90,6 +90,21 @@ describe('default and per-request headers', () => {
     expect(seen[1]!.headers.get('x-extra')).toBeNull();
   });
 
+  it("a call's headers never reach the next call (msw patches Headers to keep the list it is built from)", async () => {
+    record('post', '/payments', () => HttpResponse.json({ data: payment() }, { status: 201 }));
+    const seen = record('get', '/payments/:uuid', () => HttpResponse.json({ data: payment() }));
+    const client = makeClient({ headers: { 'X-Tenant': 'shop-42' } });
+    await client.payments.create(chargeParams, { idempotencyKey: 'order-1' });
+    await client.payments.retrieve('p-1', { headers: { 'X-Extra': 'yes' } });
+    await client.payments.retrieve('p-2');
+    for (const { headers } of seen) {
+      expect(headers.get('idempotency-key')).toBeNull();
+      expect(headers.get('content-type')).toBeNull();
+      expect(headers.get('x-tenant')).toBe('shop-42');
+    }
+    expect(seen.map(({ headers }) => headers.get('x-extra'))).toEqual(['yes', null]);
+  });
+
   it('never lets a header option replace the Authorization built from the key', async () => {
     const seen = record('get', '/payments/:uuid', () => HttpResponse.json({ data: payment() }));
     const client = makeClient({ headers: { Authorization: 'Bearer other' } });
@@ -167,9 +182,13 @@ describe('bad headers', () => {
   });
 
   it('headers that are not an object of names to values (null, an array, a string) are refused at construction', () => {
-    for (const headers of [null, [['X-Token', 'x']], 'X-Token: x']) {
+    for (const [headers, got] of [
+      [null, 'null'],
+      [[['X-Token', 'x']], 'an array'],
+      ['X-Token: x', 'a string'],
+    ]) {
       expect(() => makeClient({ headers: headers as unknown as Record<string, string> })).toThrowError(
-        new PaymentsError('headers must be an object of header names to string values.'),
+        new PaymentsError(`Invalid PaymentsClient options: headers: must be an object of header names to string values, got ${got}.`),
       );
     }
   });

@@ -32,6 +32,8 @@ describe('ResponseValidationError', () => {
     expect(e.issues[0]!.message).toMatch(/integer/);
     expect(e.body).toEqual(raw);
     expect(e.message).toMatch(/data\.amount/);
+    // The message names the call.
+    expect(e.message).toMatch(/^The checkoutSessions\.retrieve response from the payments service did not match/);
   });
 
   it.each([

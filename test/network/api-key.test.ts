@@ -100,7 +100,7 @@ describe('apiKey as a function', () => {
 
   it('refuses anything but a string or a function at construction', () => {
     expect(() => new PaymentsClient({ apiKey: 42 as never, baseUrl: 'http://127.0.0.1:9' })).toThrow(
-      /apiKey must be a string or a function/,
+      /apiKey: must be a string or a function that returns one, got a number/,
     );
   });
 });
@@ -141,14 +141,14 @@ describe('appInfo', () => {
   });
 
   it.each([
-    [{ name: 'two words' }, /strings without spaces or line breaks/],
-    [{ name: 'plugin\r\nX-Injected: 1' }, /strings without spaces or line breaks/],
-    [{ name: '' }, /strings without spaces or line breaks/],
-    [{ name: 'ok', version: '1.0\n' }, /strings without spaces or line breaks/],
-    [{ name: 'ok', url: 'https://a.example/\nb' }, /strings without spaces or line breaks/],
-    ['shop', /^appInfo must be \{ name, version\?, url\? \}/],
-    [{ name: 'ok', url: 'https://a.example/\u0000' }, /strings without spaces or line breaks/],
-    [{ name: 'ok', version: 2 }, /strings without spaces or line breaks/],
+    [{ name: 'two words' }, /appInfo\.name: must be a string without spaces or line breaks, got "two words"/],
+    [{ name: 'plugin\r\nX-Injected: 1' }, /appInfo\.name: must be a string without spaces or line breaks/],
+    [{ name: '' }, /appInfo\.name: must have at least 1 character/],
+    [{ name: 'ok', version: '1.0\n' }, /appInfo\.version: must be a string without spaces or line breaks/],
+    [{ name: 'ok', url: 'https://a.example/\nb' }, /appInfo\.url: must be a string without spaces or line breaks/],
+    ['shop', /appInfo: must be an object, got string/],
+    [{ name: 'ok', url: 'https://a.example/\u0000' }, /appInfo\.url: must be a string without spaces or line breaks/],
+    [{ name: 'ok', version: 2 }, /appInfo\.version: must be a string, got number/],
   ])('refuses %j at construction', (appInfo, message) => {
     expect(() => new PaymentsClient({ apiKey: LIVE, baseUrl: 'http://127.0.0.1:9', appInfo: appInfo as never })).toThrow(message);
   });

@@ -220,17 +220,18 @@ describe('client.request: an endpoint the SDK does not model, as a modelled call
     const cases: [unknown, RegExp][] = [
       [
         { method: 'FETCH', path: 'refunds', query: { page: { n: 1 } } },
-        /method: must be one of GET, POST, PUT, PATCH, DELETE.*path: must be a path under \/api\/v1.*query\.page: must be a string/s,
+        /query\.page: must be a string.*method: must be one of GET, POST, PUT, PATCH, DELETE, got FETCH; path: must be a path under \/api\/v1/s,
       ],
       [{ method: 'GET', path: '/api/v1/refunds' }, /path: is already under \/api\/v1: pass "\/refunds"/],
       [{ method: 'GET', path: '/refunds/../../admin' }, /path: must not hold "\." or "\.\." segments/],
       [{ method: 'GET', path: '/refunds/%2E%2e/admin' }, /path: must not hold "\." or "\.\." segments/],
       [{ method: 'GET', path: '/refunds?status=done' }, /path: must not hold a query or a fragment/],
       [{ method: 'GET', path: '/refunds/a b' }, /path: must hold URL path characters only/],
+      [{ method: 'GET', path: `/${'a'.repeat(2048)}` }, /path: must be at most 2048 characters, got 2049/],
       [{ method: 'GET', path: '/refunds', body: { a: 1 } }, /body: must be left out on a GET/],
       [{ method: 'POST', path: '/refunds', body: { big: 10n } }, /cannot be sent as JSON/],
       [{ method: 'GET', path: '/refunds', schema: { parse: 1 } }, /schema: must be a zod schema/],
-      ['GET /refunds', /must be an object \{ method, path, body\?, query\?, schema\? \}/],
+      ['GET /refunds', /^Invalid request: must be an object, got string\. Nothing was sent\.$/],
     ];
     for (const [request, message] of cases) {
       const error = await caught(() => client.request(request as never));
@@ -291,11 +292,19 @@ describe('client.withOptions: other defaults, the same settings and connection p
   it('refuses what it cannot change, naming it, and bad values as the constructor does', () => {
     const client = new PaymentsClient({ apiKey: KEY, baseUrl: 'http://127.0.0.1:1' });
     expect(() => client.withOptions({ apiKey: 'sk_live_other', baseUrl: 'http://127.0.0.1:2' } as never)).toThrow(
-      /withOptions changes apiKey, timeout, maxRetries, headers, retryBackoff, maxResponseBytes, logger, logLevel; not "baseUrl"/,
+      /^Invalid withOptions defaults: baseUrl: is not one of the defaults withOptions changes: for another base URL, webhook secret or fetch, construct a new PaymentsClient\.$/,
     );
-    expect(() => client.withOptions({ timeout: 0 })).toThrow(/timeout must be a number of milliseconds/);
+    expect(() => client.withOptions({ timeout: 0 })).toThrow(/timeout: must be ≥ 1, got 0/);
+    expect(() => client.withOptions({ headers: 'X-Token: x' as never })).toThrow(
+      /headers: must be an object of header names to string values, got a string/,
+    );
     expect(() => client.withOptions({ headers: { 'X-Bad': 'a\nb' } })).toThrow(/invalid HTTP header name or value for "X-Bad"/);
     expect(() => client.withOptions(null as never)).toThrow(PaymentsError);
+    expect(() => client.withOptions(null as never)).toThrow(/withOptions defaults: must be an object, got null/);
+    // Every refused default and bad value in one error.
+    expect(() => client.withOptions({ fetch, webhookSecret: 'whsec_x', maxRetries: -1 } as never)).toThrow(
+      /maxRetries: must be ≥ 0, got -1; fetch: is not one of the defaults .*; webhookSecret: is not one of the defaults/,
+    );
     expect(everythingIn(client.withOptions({ maxRetries: 1 }))).not.toContain(KEY);
   });
 });

@@ -78,7 +78,7 @@ describe('maxResponseBytes: the answer is read up to a cap, counted in decoded b
 
   it('is checked at construction: a bad value is a PaymentsError naming it', () => {
     expect(() => new PaymentsClient({ apiKey: KEY, baseUrl: 'http://127.0.0.1:1', maxResponseBytes: -1 })).toThrow(
-      /maxResponseBytes must be a whole number of bytes of at least 1024, got -1/,
+      /maxResponseBytes: must be ≥ 1024, got -1/,
     );
   });
 });

@@ -136,6 +136,8 @@ describe('payments.retrieve', () => {
     for (const id of ['.', '..', '']) {
       const error = await caught(() => makeClient().payments.retrieve(id));
       expect(error).toBeInstanceOf(InvalidParamsError);
+      // The error names the call and the identifier.
+      expect((error as Error).message).toMatch(/^Invalid payments\.retrieve identifier: id: must /);
     }
     expect(log).toHaveLength(0);
   });

@@ -160,6 +160,7 @@ describe('payments.waitForCompletion', () => {
     ['interval 0 (would never grow: a busy loop)', { interval: 0 }, ['interval']],
     ['a negative interval', { interval: -5 }, ['interval']],
     ['a NaN timeout', { timeout: Number.NaN }, ['timeout']],
+    ['an interval longer than a timer holds (it would fire at once)', { interval: 2 ** 31 }, ['interval']],
     ['both bad', { interval: Number.POSITIVE_INFINITY, timeout: 0 }, ['interval', 'timeout']],
   ])('refuses %s before sending', async (_label, options, fields) => {
     const error = await caught(() => makeClient().payments.waitForCompletion(UUID, options));

@@ -56,6 +56,7 @@ beforeAll(async () => {
       console.log(JSON.stringify({
         client: await firstCall(new PaymentsClient({ baseUrl: 'http://127.0.0.1:9' })),
         handler: message(() => webhookHandler({ onEvent: () => {} })),
+        baseUrl: message(() => new PaymentsClient({ apiKey: 'sk_test_x' })),
       }));
     `),
   );
@@ -89,6 +90,9 @@ describe('environment variables on Deno', () => {
         '(or a wider --allow-env), or pass { apiKey } to new PaymentsClient().',
     );
     expect(result.handler).toMatch(/^webhookHandler: no webhook secret: Deno denied reading .*--allow-env=PAYMENTS_WEBHOOK_SECRET/);
+    expect(result.baseUrl).toMatch(
+      /^No base URL: Deno denied reading the PAYMENTS_BASE_URL environment variable\. Run with --allow-env=PAYMENTS_BASE_URL/,
+    );
   });
 
   it('an --allow-env list without the variable is a denial too', async () => {
@@ -99,8 +103,13 @@ describe('environment variables on Deno', () => {
   it('with --allow-env, an unset variable is "not set", and a set one is used', async () => {
     const unset = await run(envScript, ['--allow-env']);
     expect(unset.client).toBe('No API key: pass { apiKey } to new PaymentsClient() or set the PAYMENTS_API_KEY environment variable.');
-    const set = await run(envScript, ['--allow-env'], { PAYMENTS_API_KEY: 'sk_test_from_env', PAYMENTS_WEBHOOK_SECRET: 'whsec_from_env' });
-    expect(set).toEqual({ client: 'built', handler: 'built' });
+    expect(unset.baseUrl).toBe('No base URL: pass { baseUrl } to new PaymentsClient() or set the PAYMENTS_BASE_URL environment variable.');
+    const set = await run(envScript, ['--allow-env'], {
+      PAYMENTS_API_KEY: 'sk_test_from_env',
+      PAYMENTS_WEBHOOK_SECRET: 'whsec_from_env',
+      PAYMENTS_BASE_URL: 'http://127.0.0.1:9',
+    });
+    expect(set).toEqual({ client: 'built', handler: 'built', baseUrl: 'built' });
   });
 });
 

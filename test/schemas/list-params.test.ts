@@ -44,8 +44,13 @@ describe.each(LISTS)('%s list params', (path) => {
     await list(makeClient(), path, { per_page: 100, page: 7 });
     expect(log.map(queryOf)).toEqual([{ per_page: '1' }, { per_page: '100', page: '7' }]);
     log.length = 0;
-    for (const per_page of [0, 101, 2.5, '20']) {
-      expect(Object.keys(await issuesOf(() => list(makeClient(), path, { per_page })))).toEqual(['per_page']);
+    for (const [per_page, message] of [
+      [0, 'must be ≥ 1, got 0'],
+      [101, 'must be ≤ 100, got 101'],
+      [2.5, 'must be an integer, got 2.5'],
+      ['20', 'must be a number, got string'],
+    ]) {
+      expect(await issuesOf(() => list(makeClient(), path, { per_page }))).toEqual({ per_page: message });
     }
   });
 
@@ -116,6 +121,21 @@ describe('unknown filters', () => {
       { destination_type: 'mobile_money', currency: 'XOF' },
       { search: 'tee shirt', active: 'true' },
     ]);
+  });
+
+  it('a filter the URL cannot carry is refused, every one named: its name or its value too long or not well-formed', async () => {
+    const long = 'n'.repeat(300);
+    expect(
+      await issuesOf(() =>
+        makeClient().payouts.list({ [long]: 1, '\uD800': 1, note: 'v'.repeat(2049), tag: '\uDC00', nested: { a: 1 } } as never),
+      ),
+    ).toEqual({
+      ['n'.repeat(60)]: 'its name must be at most 255 characters, got 300',
+      '\uD800': 'its name must be well-formed text (it holds a lone UTF-16 surrogate)',
+      note: 'must be at most 2048 characters, got 2049',
+      tag: 'must be well-formed text (it holds a lone UTF-16 surrogate)',
+      nested: 'must be a string, a number, a boolean or a Date (a filter is one query parameter), got object',
+    });
   });
 });
 

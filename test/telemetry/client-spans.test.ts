@@ -279,7 +279,7 @@ describe('client spans', () => {
     expect(await recorded()).toBe(before);
     // biome-ignore lint/suspicious/noExplicitAny: a merchant's untyped JavaScript.
     expect(() => new PaymentsClient({ apiKey: API_KEY, baseUrl: server.origin, telemetry: { onWebhook() {} } as any })).toThrow(
-      /telemetry must be an object with an onCall hook/,
+      /telemetry: must be an object with an onCall hook, such as openTelemetry\(\) from payments-sdk\/opentelemetry, got an object/,
     );
   });
 });
