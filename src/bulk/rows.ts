@@ -4,7 +4,7 @@
  */
 import { InvalidParamsError, type PaymentsError, type ValidationIssue } from '../core/errors.js';
 import { safeString } from '../internal/safe-string.js';
-import { toIssues } from '../internal/zod-issues.js';
+import { SDK_WORDS, toIssues } from '../internal/zod-issues.js';
 import { PayoutCreateParamsSchema } from '../schemas/payout.js';
 import type { StoreJsonObject } from '../stores/store.js';
 import { rowHash } from './keys.js';
@@ -91,7 +91,7 @@ async function* itemsOf<R>(
         message: `the row's key must be a non-empty string of at most 1000 characters (${error instanceof Error ? error.message : safeString(error)})`,
       });
     }
-    const parsed = PayoutCreateParamsSchema.safeParse(row);
+    const parsed = PayoutCreateParamsSchema.safeParse(row, SDK_WORDS);
     if (!parsed.success) issues.push(...toIssues(parsed.error.issues, row));
     yield {
       index,

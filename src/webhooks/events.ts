@@ -11,7 +11,7 @@ import { WebhookVerificationError } from '../core/errors.js';
 import { kind } from '../internal/article.js';
 import { formatIssues } from '../internal/format-issues.js';
 import { isExactId } from '../internal/json.js';
-import { toIssues } from '../internal/zod-issues.js';
+import { SDK_WORDS, toIssues } from '../internal/zod-issues.js';
 import { type Payment, PaymentSchema } from '../schemas/payment.js';
 import { type Payout, PayoutSchema } from '../schemas/payout.js';
 import type { KnownFields, Proof, Same } from '../schemas/primitives.js';
@@ -159,7 +159,7 @@ export function invalidPayload(message: string): WebhookVerificationError {
 export function toWebhookEvent(body: unknown): WebhookEvent | UnknownWebhookEvent {
   const { type, data } = (body ?? {}) as { type?: unknown; data?: unknown };
   const { schema, name } = schemaOf(type);
-  const result = schema.safeParse(body);
+  const result = schema.safeParse(body, SDK_WORDS);
   if (result.success) {
     // Only events made up by reconciliation are flagged: whatever a delivered body says is dropped.
     if ('reconciled' in result.data) delete (result.data as { reconciled?: unknown }).reconciled;

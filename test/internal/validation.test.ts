@@ -1,8 +1,10 @@
 import { expect, test } from 'vitest';
 import * as classic from 'zod';
 import * as z from 'zod/mini';
+import { prepareRows } from '../../src/bulk/rows.js';
 import { checkOptions, checkParams, checkResponse } from '../../src/internal/validation.js';
 import { toIssues } from '../../src/internal/zod-issues.js';
+import { toWebhookEvent } from '../../src/webhooks/events.js';
 
 test('issues inside a union keep the path of the union (the field is named, not its parent)', () => {
   const schema = z.object({ data: z.object({ metadata: z.union([z.record(z.string(), z.unknown()), z.null()]) }) });
@@ -45,4 +47,17 @@ test("a merchant's format check is named by its format, without the value (an e-
   }
   expect(message).toContain('email: does not match the email format; id: does not match the uuid format');
   expect(message).not.toContain('ami@example');
+});
+
+test("a webhook event's data and a bulk row are worded by the SDK too with classic zod loaded", async () => {
+  expect(classic.number().min(1).safeParse(0).error?.issues[0]?.message).toMatch(/Too small/);
+  const event = { id: 'evt_1', type: 'payment.succeeded', data: { uuid: 'x', gross_amount: 'ten' } };
+  expect(() => toWebhookEvent(event)).toThrow(/data\.gross_amount: must be/);
+  expect(() => toWebhookEvent(event)).not.toThrow(/Invalid input|expected/);
+  const error = await prepareRows([{ amount: 0 }], { batchId: 'b' }).then(
+    () => undefined,
+    (thrown: unknown) => thrown as Error,
+  );
+  expect(error?.message).toMatch(/must be/);
+  expect(error?.message).not.toMatch(/Invalid input|Too small|expected/);
 });
