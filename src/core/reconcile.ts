@@ -143,7 +143,8 @@ const FINAL_STATUSES: ReadonlyArray<readonly [status: string, event: PaymentFina
   ['disputed', 'payment.succeeded'],
   ['failed', 'payment.failed'],
 ];
-const UNSETTLED_STATUSES = ['pending', 'processing'] as const;
+/** Statuses of a payment not settled yet: a mobile-money payment stays pending until the customer confirms on their phone. */
+export const UNSETTLED_STATUSES: readonly string[] = ['pending', 'processing'];
 /** Statuses that are never reported: the payment ended without being paid, and no event announces it. */
 const UNREPORTED_STATUSES = ['canceled', 'expired'] as const;
 const KNOWN_STATUSES: ReadonlySet<string> = new Set(PAYMENT_STATUSES);

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { APIPromise, type WithResponse } from '../core/api-promise.js';
 import { APITimeoutError, APIUserAbortError } from '../core/errors.js';
 import type { PagePromise } from '../core/pagination.js';
-import { type ReconcileFinding, type ReconcileOptions, reconcilePayments } from '../core/reconcile.js';
+import { type ReconcileFinding, type ReconcileOptions, reconcilePayments, UNSETTLED_STATUSES } from '../core/reconcile.js';
 import type { RequestOptions } from '../core/request-options.js';
 import { APIResource } from '../core/resource.js';
 import { sleep } from '../internal/sleep.js';
@@ -27,8 +27,6 @@ export interface WaitForCompletionOptions {
   signal?: AbortSignal;
 }
 
-// A mobile-money payment stays pending until the customer confirms on their phone.
-const UNSETTLED = new Set(['pending', 'processing']);
 const MAX_INTERVAL_MS = 15_000;
 
 // An interval of 0 would never grow (0 × 1.5): a busy loop of requests until the deadline.
@@ -116,7 +114,7 @@ export class Payments extends APIResource {
       for (;;) {
         const polled = await this.retrieve(uuid, { signal: controller.signal }).withResponse();
         const payment = polled.data;
-        if (!UNSETTLED.has(payment.status)) return polled;
+        if (!UNSETTLED_STATUSES.includes(payment.status)) return polled;
         lastStatus = payment.status;
         await sleep(interval, controller.signal);
         interval = Math.min(interval * 1.5, MAX_INTERVAL_MS);
