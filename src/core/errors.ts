@@ -207,7 +207,7 @@ export function makeAPIError(init: APIErrorInit): APIError {
     const location = init.headers.get('location');
     const target = location ? ` with a redirect to ${location}` : ' with a redirect';
     const message = `The payments service answered ${status}${target}, which the SDK does not follow (a POST would be replayed as a GET, or the key sent elsewhere). Check baseUrl: an http:// address in front of an HTTPS redirect, or a host that moved.`;
-    return new APIError({ ...init, message: init.message ?? message });
+    return new APIError({ ...init, message });
   }
   return new APIError(init);
 }

@@ -179,9 +179,11 @@ export function createTransport(config: TransportConfig): Transport {
       throw logged(failure, call, url);
     }
     for (let retry = 1; ; retry++) {
+      const observer = call.observer?.onAttempt({ resendCount: retry - 1 });
       let failure: unknown;
       try {
-        const received = await attempt(call, url, retry - 1, secrets);
+        const received = await attempt(call, url, secrets);
+        observer?.end({ status: received.response.status });
         if (debugging) {
           logger?.debug(`payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`, {
             body: received.body === undefined ? undefined : maskPersonalData(received.body, secrets),
@@ -191,8 +193,10 @@ export function createTransport(config: TransportConfig): Transport {
       } catch (error) {
         failure = error;
       }
+      const failed = attemptFailure(failure);
+      observer?.end(failed);
       if (retry > call.maxRetries || !isRetryable(failure) || !retriesMethod(call.method)) throw logged(finalError(failure), call, url);
-      logger?.info(`payments-sdk: retry ${retry} of ${call.method} ${url} after ${describeFailure(failure)}`);
+      logger?.info(`payments-sdk: retry ${retry} of ${call.method} ${url} after ${failed.errorType}`);
       try {
         await sleep(retryDelay(failure, retry, backoff), call.signal);
       } catch (aborted) {
@@ -206,27 +210,13 @@ export function createTransport(config: TransportConfig): Transport {
    * `{ response, body }` for a 2xx; throws an SDK error (an {@link UnreadableBodyError} for a 2xx
    * whose body is not JSON) for anything else.
    */
-  async function attempt(call: CallRequest, url: string, resendCount: number, secrets: readonly string[]): Promise<Received> {
-    const observer = call.observer?.onAttempt({ resendCount });
-    if (!observer) return attemptOnce(call, url, secrets);
-    try {
-      const answer = await attemptOnce(call, url, secrets);
-      observer.end({ status: answer.response.status });
-      return answer;
-    } catch (error) {
-      observer.end(attemptFailure(error));
-      throw error;
-    }
-  }
-
-  /** {@link attempt}, unobserved. */
-  async function attemptOnce(call: CallRequest, url: string, secrets: readonly string[]): Promise<Received> {
+  async function attempt(call: CallRequest, url: string, secrets: readonly string[]): Promise<Received> {
+    // Aborted by the attempt's timer or by the caller's signal, whichever fires first.
     const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new DOMException(`No answer within ${call.timeout} ms.`, 'TimeoutError'));
-    }, call.timeout);
+    const timer = setTimeout(
+      () => controller.abort(new DOMException(`No answer within ${call.timeout} ms.`, 'TimeoutError')),
+      call.timeout,
+    );
     const callerSignal = call.signal;
     const onCallerAbort = () => controller.abort(callerSignal?.reason);
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -251,9 +241,11 @@ export function createTransport(config: TransportConfig): Transport {
       if (callerSignal?.aborted) {
         throw new APIUserAbortError(`${call.method} ${url} was aborted by the caller's signal.`, { cause: callerSignal.reason });
       }
-      if (timedOut) {
-        const cause = new DOMException(`No answer within ${call.timeout} ms.`, 'TimeoutError');
-        throw new APITimeoutError(`${call.method} ${url} timed out: no answer within ${call.timeout} ms on the last attempt.`, { cause });
+      // Not the caller: the attempt's timer.
+      if (controller.signal.aborted) {
+        throw new APITimeoutError(`${call.method} ${url} timed out: no answer within ${call.timeout} ms on the last attempt.`, {
+          cause: controller.signal.reason,
+        });
       }
       throw connectionError(error, call.method, url, secrets);
     } finally {
@@ -307,16 +299,16 @@ function received(raw: Response, rawText: string, secrets: readonly string[]): R
   const text = redactSecrets(rawText, secrets);
   const response = withRedactedHeaders(raw, secrets);
   let body: unknown;
-  if (response.ok) {
-    if (text !== '' && response.status !== 204 && response.status !== 205) {
-      try {
-        body = parseJson(text);
-      } catch {
-        throw new UnreadableBodyError(text);
-      }
+  if (text !== '' && response.status !== 204 && response.status !== 205) {
+    try {
+      body = parseJson(text);
+    } catch {
+      // A 2xx that is not JSON is retried.
+      if (response.ok) throw new UnreadableBodyError(text);
     }
-  } else if (text !== '') {
-    body = errorBody(text);
+    // An error status keeps its body as text unless it is a JSON object or array: an HTML 502 page,
+    // a bare `Bad Gateway` or `502`.
+    if (!response.ok && (typeof body !== 'object' || body === null)) body = text;
   }
   // Without a `\` in the text, every parsed string is a slice of it, already redacted. With one, a
   // JSON escape (`\/`, `\u0073`) may have spelled the key differently, in a value or in a property
@@ -337,9 +329,9 @@ class UnreadableBodyError extends Error {
 }
 
 /**
- * How a failed attempt is reported to telemetry: an error status as its text (`'503'`), a 2xx whose
- * body is not JSON as the `ResponseValidationError` it leads to, else the SDK error's class name (an
- * abort is already an `APIUserAbortError` when the caller's signal fired, else an `APITimeoutError`).
+ * How a failed attempt is named, to telemetry and in the retry log line: an error status as its
+ * text (`'503'`), a 2xx whose body is not JSON as the `ResponseValidationError` it leads to, else
+ * the SDK error's class name (`'APITimeoutError'`, `'APIConnectionError'`, `'APIUserAbortError'`).
  */
 function attemptFailure(error: unknown): Parameters<AttemptObserver['end']>[0] {
   if (error instanceof APIError) return { status: error.status, errorType: String(error.status) };
@@ -444,26 +436,8 @@ function withRedactedHeaders(raw: Response, secrets: readonly string[]): Respons
   return response;
 }
 
-/** An error body as JSON when it is JSON (whatever its content type says), else as text. */
-function errorBody(text: string): unknown {
-  const trimmed = text.trim();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return text;
-  try {
-    return parseJson(trimmed);
-  } catch {
-    return text;
-  }
-}
-
 function describeCause(error: Error): string {
   // undici: TypeError('fetch failed') whose cause is the socket's error, with a `code` (ECONNREFUSED...).
   const code = (error as { cause?: { code?: unknown } }).cause?.code;
   return typeof code === 'string' ? `${error.message} (${code})` : error.message;
-}
-
-function describeFailure(error: unknown): string {
-  if (error instanceof APIError) return `status ${error.status}`;
-  if (error instanceof APITimeoutError) return 'a timeout';
-  if (error instanceof UnreadableBodyError) return 'a malformed body';
-  return 'a connection error';
 }
