@@ -129,32 +129,31 @@ export async function* walkPages<T>(first: APIPromise<Page<T>>): AsyncGenerator<
   let total = 0;
   let perPage = 0;
   for (;;) {
+    // `meta` passed its schema: its counters are integers.
     const { data, meta } = current.data;
     pages += 1;
     items += data.length;
     emptyInARow = data.length === 0 ? emptyInARow + 1 : 0;
-    if (typeof meta?.last_page === 'number' && meta.last_page > lastPage) lastPage = meta.last_page;
-    if (typeof meta?.total === 'number' && meta.total > total) total = meta.total;
-    perPage = Math.max(perPage, data.length, typeof meta?.per_page === 'number' ? meta.per_page : 0);
+    lastPage = Math.max(lastPage, meta.last_page);
+    total = Math.max(total, meta.total);
+    perPage = Math.max(perPage, data.length, meta.per_page);
     yield current;
     if (!current.data.hasNextPage()) return;
     const next = current.data.links.next as string;
-    if (emptyInARow >= MAX_EMPTY_PAGES) {
-      throw new PaymentsError(
-        `Pagination stopped: ${emptyInARow} empty pages in a row still name a next page (links.next ${next}); the service is not ending the list. ${items} items were read over ${pages} pages.`,
-      );
-    }
-    if (pages >= lastPage + PAGES_PAST_LAST || items > total + PAGES_PAST_LAST * perPage) {
-      throw new PaymentsError(
-        `Pagination stopped: page ${pages + 1} was asked for (links.next ${next}) but the service reported ${lastPage} pages and ${total} items; ${items} items were read over ${pages} pages, and the list does not end.`,
-      );
-    }
     // Remembered by what is requested (pathOfLink): links that differ only in origin or in a prefix
     // before /api/v1 are the same request.
     const key = pathOfLink(next) ?? next;
-    if (visited.has(key)) {
+    const endless =
+      emptyInARow >= MAX_EMPTY_PAGES
+        ? `${emptyInARow} empty pages in a row still name a next page`
+        : pages >= lastPage + PAGES_PAST_LAST || items > total + PAGES_PAST_LAST * perPage
+          ? `page ${pages + 1} was asked for but the service reported ${lastPage} pages and ${total} items`
+          : visited.has(key)
+            ? 'links.next was already visited in this walk (a loop)'
+            : undefined;
+    if (endless !== undefined) {
       throw new PaymentsError(
-        `Pagination stopped: links.next (${next}) was already visited in this walk; the service is returning a loop.`,
+        `Pagination stopped: ${endless}; ${items} items were read over ${pages} pages, and the service is not ending the list (links.next ${next}).`,
       );
     }
     visited.add(key);

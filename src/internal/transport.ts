@@ -27,6 +27,7 @@ import {
 } from '../core/errors.js';
 import { type AttemptObserver, type CallObserver, errorTypeOf } from '../core/telemetry.js';
 import { readCapped } from './capped-stream.js';
+import { isRecord } from './is-record.js';
 import { parseJson } from './json.js';
 import type { LevelledLogger } from './logger.js';
 import { maskedBody, maskPersonalData, maskText } from './personal-data.js';
@@ -323,7 +324,7 @@ class UnreadableBodyError extends Error {
   /** The body as received, the key redacted. */
   readonly text: string;
   constructor(text: string) {
-    super('The response body is not valid JSON.');
+    super('the body is not valid JSON');
     this.text = text;
   }
 }
@@ -343,7 +344,7 @@ function attemptFailure(error: unknown): Parameters<AttemptObserver['end']>[0] {
 /** The error a call ends with, once no more attempts are made. */
 function finalError(failure: unknown): PaymentsError {
   if (failure instanceof UnreadableBodyError) {
-    return new ResponseValidationError([{ path: [], message: 'the body is not valid JSON' }], failure.text);
+    return new ResponseValidationError([{ path: [], message: failure.message }], failure.text);
   }
   return failure as PaymentsError;
 }
@@ -358,13 +359,15 @@ function withoutQuery(url: string): string {
  * What a `fetch` threw, as an {@link APIConnectionError}, the key redacted from its message and its
  * cause. ky wraps fetch's own network errors: the SDK reports (and keeps, sanitised) what fetch threw.
  */
-export function connectionError(error: unknown, method: string, url: string, secrets: readonly string[] = []): APIConnectionError {
+function connectionError(error: unknown, method: string, url: string, secrets: readonly string[]): APIConnectionError {
   const thrown = error instanceof NetworkError ? error.cause : error;
-  const message =
-    thrown instanceof TypeError
-      ? `Connection error on ${method} ${url}: ${describeCause(thrown)}`
-      : `Request ${method} ${url} failed: ${thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : safeString(thrown)}`;
-  return new APIConnectionError(redactSecrets(message, secrets), { cause: sanitizeError(thrown, secrets) });
+  // undici: TypeError('fetch failed') whose cause is the socket's error, with a `code` (ECONNREFUSED...).
+  const code = thrown instanceof Error && isRecord(thrown.cause) ? thrown.cause.code : undefined;
+  const what =
+    thrown instanceof Error ? `${thrown.name}: ${thrown.message}${typeof code === 'string' ? ` (${code})` : ''}` : safeString(thrown);
+  return new APIConnectionError(redactSecrets(`Connection error on ${method} ${url}: ${what}`, secrets), {
+    cause: sanitizeError(thrown, secrets),
+  });
 }
 
 /**
@@ -430,14 +433,9 @@ function withRedactedHeaders(raw: Response, secrets: readonly string[]): Respons
   raw.headers.forEach((value, name) => {
     headers.append(name, redactSecrets(value, secrets));
   });
-  // A constructed Response holds only 200–599 and has an empty `url`: the received ones are kept.
-  const response = new Response(null, { status: 200, statusText: raw.statusText, headers });
-  for (const key of ['url', 'redirected', 'status', 'ok'] as const) Object.defineProperty(response, key, { value: raw[key] });
+  // A received status is one a constructed Response takes (200–599); its `url` and `redirected` are
+  // the received ones, not a constructed Response's empty defaults.
+  const response = new Response(null, { status: raw.status, statusText: raw.statusText, headers });
+  for (const key of ['url', 'redirected'] as const) Object.defineProperty(response, key, { value: raw[key] });
   return response;
-}
-
-function describeCause(error: Error): string {
-  // undici: TypeError('fetch failed') whose cause is the socket's error, with a `code` (ECONNREFUSED...).
-  const code = (error as { cause?: { code?: unknown } }).cause?.code;
-  return typeof code === 'string' ? `${error.message} (${code})` : error.message;
 }
