@@ -359,7 +359,7 @@ function withoutQuery(url: string): string {
  * What a `fetch` threw, as an {@link APIConnectionError}, the key redacted from its message and its
  * cause. ky wraps fetch's own network errors: the SDK reports (and keeps, sanitised) what fetch threw.
  */
-function connectionError(error: unknown, method: string, url: string, secrets: readonly string[]): APIConnectionError {
+export function connectionError(error: unknown, method: string, url: string, secrets: readonly string[]): APIConnectionError {
   const thrown = error instanceof NetworkError ? error.cause : error;
   // undici: TypeError('fetch failed') whose cause is the socket's error, with a `code` (ECONNREFUSED...).
   const code = thrown instanceof Error && isRecord(thrown.cause) ? thrown.cause.code : undefined;
