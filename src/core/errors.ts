@@ -203,10 +203,11 @@ export function makeAPIError(init: APIErrorInit): APIError {
   if (status === 429) return new RateLimitError(init);
   if (status >= 500) return new InternalServerError(init);
   if (status >= 300 && status < 400) {
-    // The SDK follows no redirect (the service's API answers none): say where it pointed.
+    // The SDK follows no redirect (the service's API answers none; followed, a POST would be replayed
+    // as a GET, or the key sent to another host): say where it pointed.
     const location = init.headers.get('location');
     const target = location ? ` with a redirect to ${location}` : ' with a redirect';
-    const message = `The payments service answered ${status}${target}, which the SDK does not follow (a POST would be replayed as a GET, or the key sent elsewhere). Check baseUrl: an http:// address in front of an HTTPS redirect, or a host that moved.`;
+    const message = `The payments service answered ${status}${target}, which the SDK does not follow. Check baseUrl: an http:// address in front of an HTTPS redirect, or a host that moved.`;
     return new APIError({ ...init, message });
   }
   return new APIError(init);

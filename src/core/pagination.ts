@@ -33,7 +33,8 @@ export class Page<T> {
 
   /** `true` while `links.next` is not `null`: the last page has no next link. */
   hasNextPage(): boolean {
-    return typeof this.links.next === 'string' && this.links.next !== '';
+    // `next` passed its schema: a string or null (an empty string names no page either).
+    return Boolean(this.links.next);
   }
 
   /** Fetches the next page. Throws a {@link PaymentsError} on the last page. */
@@ -53,11 +54,6 @@ export class Page<T> {
       );
     }
     return new APIPromise(this.#fetchPage(path));
-  }
-
-  /** Keeps the page small in logs: items are listed, the fetch function is not. */
-  toJSON(): ListEnvelope<T> {
-    return { data: this.data, meta: this.meta, links: this.links };
   }
 }
 

@@ -196,7 +196,10 @@ export function createTransport(config: TransportConfig): Transport {
       }
       const failed = attemptFailure(failure);
       observer?.end(failed);
-      if (retry > call.maxRetries || !isRetryable(failure) || !retriesMethod(call.method)) throw logged(finalError(failure), call, url);
+      // Methods retried: those the service may safely see twice. GET, PUT and DELETE by their meaning;
+      // POST because the SDK sends every POST with an Idempotency-Key, the same on every attempt.
+      // PATCH is sent once.
+      if (retry > call.maxRetries || !isRetryable(failure) || call.method === 'PATCH') throw logged(finalError(failure), call, url);
       logger?.info(`payments-sdk: retry ${retry} of ${call.method} ${url} after ${failed.errorType}`);
       try {
         await sleep(retryDelay(failure, retry, backoff), call.signal);
@@ -266,28 +269,17 @@ export function createTransport(config: TransportConfig): Transport {
     // A refusal (4xx: the request itself was wrong) is a warning; the service or the network failing
     // for good (5xx, no answer, timeout, a 2xx of the wrong shape) is an error.
     const refused = error instanceof APIError && error.status < 500;
+    // The names of the fields the service refused (only an APIError has `errors`), masked.
+    const fields = Object.keys((error as APIError).errors ?? {}).map((field) => maskText(field));
     const what =
       error instanceof APIError
-        ? `${error.name} (${error.status})${fieldList(Object.keys(error.errors ?? {}).map((field) => maskText(field)))}`
+        ? `${error.name} (${error.status})${fields.length === 0 ? '' : ` (fields: ${fields.join(', ')})`}`
         : `${error.name}: ${maskText(error.message)}`;
     (refused ? logger.warn : logger.error)(`payments-sdk: ${call.method} ${url} failed: ${what}`);
     return error;
   }
 
   return { send };
-}
-
-/** ` (fields: a, b.c)`, or nothing without fields. */
-function fieldList(fields: readonly string[]): string {
-  return fields.length === 0 ? '' : ` (fields: ${fields.join(', ')})`;
-}
-
-/**
- * Methods retried: those the service may safely see twice. GET, PUT and DELETE by their meaning; POST
- * because the SDK sends every POST with an Idempotency-Key, the same on every attempt. PATCH is sent once.
- */
-function retriesMethod(method: HttpMethod): boolean {
-  return method !== 'PATCH';
 }
 
 /**
