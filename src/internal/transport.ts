@@ -292,7 +292,8 @@ function received(raw: Response, rawText: string, secrets: readonly string[]): R
   const text = redactSecrets(rawText, secrets);
   const response = withRedactedHeaders(raw, secrets);
   let body: unknown;
-  if (text !== '' && response.status !== 204 && response.status !== 205) {
+  // A 204 or 205 has no body (fetch and the Response constructor both see to it): its text is ''.
+  if (text !== '') {
     try {
       body = parseJson(text);
     } catch {
@@ -306,7 +307,7 @@ function received(raw: Response, rawText: string, secrets: readonly string[]): R
   // Without a `\` in the text, every parsed string is a slice of it, already redacted. With one, a
   // JSON escape (`\/`, `\u0073`) may have spelled the key differently, in a value or in a property
   // name: the parsed body is redacted too.
-  if (typeof body === 'object' && body !== null && text.includes('\\')) body = redactDeep(body, secrets);
+  if (text.includes('\\')) body = redactDeep(body, secrets);
   if (!response.ok) throw makeAPIError({ status: response.status, body, headers: response.headers });
   return { response, body };
 }
