@@ -24,9 +24,13 @@ export interface Logger {
 
 const rank: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
 
-/** The SDK's side of a logger: {@link Logger}, and whether debug lines are kept (so their bodies are masked only then). */
-export interface LevelledLogger extends Logger {
+/**
+ * The SDK's side of a logger: one line at a level, kept or dropped by the level chosen, and
+ * whether debug lines are kept (so that their bodies are masked only then).
+ */
+export interface LevelledLogger {
   readonly debugging: boolean;
+  log(level: Exclude<LogLevel, 'off'>, message: string, ...rest: unknown[]): void;
 }
 
 /**
@@ -41,16 +45,15 @@ export function levelledLogger(logger: Logger | undefined, level: LogLevel | und
     throw new PaymentsError(`logLevel must be one of ${Object.keys(rank).join(', ')}, got ${JSON.stringify(level)}.`);
   if (threshold === 0) return undefined;
   const target = logger ?? console;
-  const noop = () => {};
-  const at = (l: Exclude<LogLevel, 'off'>) =>
-    rank[l] <= threshold
-      ? (message: string, ...rest: unknown[]) => {
-          try {
-            target[l](message, ...rest);
-          } catch {
-            // The merchant's logger failed (a closed stream, a bad transport): the line is lost, the call goes on.
-          }
-        }
-      : noop;
-  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), debugging: threshold >= rank.debug };
+  return {
+    debugging: threshold === rank.debug,
+    log(at, message, ...rest) {
+      if (rank[at] > threshold) return;
+      try {
+        target[at](message, ...rest);
+      } catch {
+        // The merchant's logger failed (a closed stream, a bad transport): the line is lost, the call goes on.
+      }
+    },
+  };
 }

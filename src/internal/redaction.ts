@@ -3,13 +3,17 @@
  * logs: answer bodies and headers, error messages, error causes, log lines.
  */
 
-const secretHeaders = new Set(['authorization', 'cookie', 'set-cookie', 'x-service-signature']);
+/**
+ * Names (of a header or a field) that hold a credential, wherever the word sits in the name:
+ * `Authorization`, `Cookie`, `X-Service-Signature`, `token`, `api_key`, `webhookSecret`…
+ */
+export const CREDENTIAL_NAME = /secret|password|token|api_?key|authorization|signature|cookie/i;
 
 /** A plain copy of headers for logs, with `Authorization` (and other credentials) redacted. */
 export function redactHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, key) => {
-    out[key] = secretHeaders.has(key.toLowerCase()) ? '[redacted]' : value;
+    out[key] = CREDENTIAL_NAME.test(key) ? '[redacted]' : value;
   });
   return out;
 }

@@ -186,7 +186,7 @@ export function createTransport(config: TransportConfig): Transport {
         const received = await attempt(call, url, secrets);
         observer?.end({ status: received.response.status });
         if (debugging) {
-          logger?.debug(`payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`, {
+          logger?.log('debug', `payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`, {
             body: received.body === undefined ? undefined : maskPersonalData(received.body, secrets),
           });
         }
@@ -200,7 +200,7 @@ export function createTransport(config: TransportConfig): Transport {
       // POST because the SDK sends every POST with an Idempotency-Key, the same on every attempt.
       // PATCH is sent once.
       if (retry > call.maxRetries || !isRetryable(failure) || call.method === 'PATCH') throw logged(finalError(failure), call, url);
-      logger?.info(`payments-sdk: retry ${retry} of ${call.method} ${url} after ${failed.errorType}`);
+      logger?.log('info', `payments-sdk: retry ${retry} of ${call.method} ${url} after ${failed.errorType}`);
       try {
         await sleep(retryDelay(failure, retry, backoff), call.signal);
       } catch (aborted) {
@@ -228,7 +228,7 @@ export function createTransport(config: TransportConfig): Transport {
       // Checked first: an aborted signal sends nothing.
       callerSignal?.throwIfAborted();
       if (debugging) {
-        logger?.debug(`payments-sdk: → ${call.method} ${url}`, {
+        logger?.log('debug', `payments-sdk: → ${call.method} ${url}`, {
           headers: redactHeaders(call.headers),
           body: maskedBody(call.body, secrets),
         });
@@ -275,7 +275,7 @@ export function createTransport(config: TransportConfig): Transport {
       error instanceof APIError
         ? `${error.name} (${error.status})${fields.length === 0 ? '' : ` (fields: ${fields.join(', ')})`}`
         : `${error.name}: ${maskText(error.message)}`;
-    (refused ? logger.warn : logger.error)(`payments-sdk: ${call.method} ${url} failed: ${what}`);
+    logger.log(refused ? 'warn' : 'error', `payments-sdk: ${call.method} ${url} failed: ${what}`);
     return error;
   }
 
