@@ -16,11 +16,11 @@ export type FetchPage<T> = (pathAndQuery: string) => Promise<WithResponse<Page<T
 /** One page of a list. */
 export class Page<T> {
   /** Items of this page. */
-  readonly data: T[];
+  declare readonly data: T[];
   /** `current_page`, `last_page`, `per_page`, `total`. */
-  readonly meta: PageMeta;
+  declare readonly meta: PageMeta;
   /** `first`, `last`, `prev`, `next` (`null` on the last page). */
-  readonly links: PageLinks;
+  declare readonly links: PageLinks;
   readonly #fetchPage: FetchPage<T>;
 
   /** @internal */

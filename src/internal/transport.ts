@@ -315,7 +315,7 @@ function received(raw: Response, rawText: string, secrets: readonly string[]): R
 /** A 2xx whose body is not JSON (a proxy page, or a body cut short): retried, then a ResponseValidationError. */
 class UnreadableBodyError extends Error {
   /** The body as received, the key redacted. */
-  readonly text: string;
+  declare readonly text: string;
   constructor(text: string) {
     super('the body is not valid JSON');
     this.text = text;
