@@ -36,13 +36,10 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 export function redactDeep(value: unknown, secrets: readonly string[]): unknown {
   if (typeof value === 'string') return redactSecrets(value, secrets);
   if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = redactDeep(value[i], secrets);
-    return value;
-  }
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
-  const renamed = keys.some((key) => redactSecrets(key, secrets) !== key);
+  // An array's indexes are never renamed.
+  const renamed = !Array.isArray(value) && keys.some((key) => redactSecrets(key, secrets) !== key);
   for (const key of keys) {
     const redacted = redactDeep(record[key], secrets);
     if (renamed) delete record[key];

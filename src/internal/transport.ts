@@ -181,7 +181,8 @@ export function createTransport(config: TransportConfig): Transport {
     }
     for (let retry = 1; ; retry++) {
       const observer = call.observer?.onAttempt({ resendCount: retry - 1 });
-      let failure: unknown;
+      // What `attempt` throws: an SDK error, or an UnreadableBodyError (its catch maps anything else).
+      let failure: PaymentsError | UnreadableBodyError;
       try {
         const received = await attempt(call, url, secrets);
         observer?.end({ status: received.response.status });
@@ -192,7 +193,7 @@ export function createTransport(config: TransportConfig): Transport {
         }
         return received;
       } catch (error) {
-        failure = error;
+        failure = error as PaymentsError | UnreadableBodyError;
       }
       const failed = attemptFailure(failure);
       observer?.end(failed);
@@ -327,19 +328,17 @@ class UnreadableBodyError extends Error {
  * text (`'503'`), a 2xx whose body is not JSON as the `ResponseValidationError` it leads to, else
  * the SDK error's class name (`'APITimeoutError'`, `'APIConnectionError'`, `'APIUserAbortError'`).
  */
-function attemptFailure(error: unknown): Parameters<AttemptObserver['end']>[0] {
+function attemptFailure(error: PaymentsError | UnreadableBodyError): Parameters<AttemptObserver['end']>[0] {
   if (error instanceof APIError) return { status: error.status, errorType: String(error.status) };
-  if (error instanceof UnreadableBodyError) return { errorType: 'ResponseValidationError' };
-  if (error instanceof PaymentsError) return { errorType: error.name };
-  return { errorType: 'APIConnectionError' };
+  return { errorType: error instanceof UnreadableBodyError ? 'ResponseValidationError' : error.name };
 }
 
 /** The error a call ends with, once no more attempts are made. */
-function finalError(failure: unknown): PaymentsError {
+function finalError(failure: PaymentsError | UnreadableBodyError): PaymentsError {
   if (failure instanceof UnreadableBodyError) {
     return new ResponseValidationError([{ path: [], message: failure.message }], failure.text);
   }
-  return failure as PaymentsError;
+  return failure;
 }
 
 /** `url` (or a path) without its query string. */
