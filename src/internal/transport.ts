@@ -160,53 +160,56 @@ export function createTransport(config: TransportConfig): Transport {
   });
   const debugging = logger?.debugging === true;
 
-  /** One SDK call: attempts until one succeeds, one fails for good, or the retries are spent. */
+  /**
+   * One SDK call: attempts until one succeeds, one fails for good, or the retries are spent. The
+   * error a call ends with is logged once, here.
+   */
   async function send(call: CallRequest): Promise<Received> {
     // Messages and logs name the URL without its query: a query given to client.request may hold a
     // customer's phone or e-mail.
     const url = `${apiRoot}${withoutQuery(call.path)}`;
     const started = logger ? Date.now() : 0;
-    let secrets: readonly string[];
     try {
-      const key = await config.apiKey();
-      call.headers.set('authorization', `Bearer ${key}`);
-      secrets = [key];
-    } catch (error) {
-      // A key function that threw (a secret manager down): a PaymentsError like every failure of a call.
-      const failure =
-        error instanceof PaymentsError
+      let key: string;
+      try {
+        key = await config.apiKey();
+      } catch (error) {
+        // A key function that threw (a secret manager down): a PaymentsError like every failure of a call.
+        throw error instanceof PaymentsError
           ? error
           : new PaymentsError(`The apiKey function failed (${errorTypeOf(error)}): nothing was sent.`, { cause: error });
-      throw logged(failure, call, url);
-    }
-    for (let retry = 1; ; retry++) {
-      const observer = call.observer?.onAttempt({ resendCount: retry - 1 });
-      // What `attempt` throws: an SDK error, or an UnreadableBodyError (its catch maps anything else).
-      let failure: PaymentsError | UnreadableBodyError;
-      try {
-        const received = await attempt(call, url, secrets);
-        observer?.end({ status: received.response.status });
-        if (debugging) {
-          logger?.log('debug', `payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`, {
-            body: received.body === undefined ? undefined : maskPersonalData(received.body, secrets),
-          });
+      }
+      call.headers.set('authorization', `Bearer ${key}`);
+      const secrets = [key];
+      for (let retry = 1; ; retry++) {
+        const observer = call.observer?.onAttempt({ resendCount: retry - 1 });
+        // What `attempt` throws: an SDK error, or an UnreadableBodyError (its catch maps anything else).
+        let failure: PaymentsError | UnreadableBodyError;
+        try {
+          const received = await attempt(call, url, secrets);
+          observer?.end({ status: received.response.status });
+          if (debugging) {
+            logger?.log('debug', `payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`, {
+              body: received.body === undefined ? undefined : maskPersonalData(received.body, secrets),
+            });
+          }
+          return received;
+        } catch (error) {
+          failure = error as PaymentsError | UnreadableBodyError;
         }
-        return received;
-      } catch (error) {
-        failure = error as PaymentsError | UnreadableBodyError;
-      }
-      const failed = attemptFailure(failure);
-      observer?.end(failed);
-      // Methods retried: those the service may safely see twice. GET, PUT and DELETE by their meaning;
-      // POST because the SDK sends every POST with an Idempotency-Key, the same on every attempt.
-      // PATCH is sent once.
-      if (retry > call.maxRetries || !isRetryable(failure) || call.method === 'PATCH') throw logged(finalError(failure), call, url);
-      logger?.log('info', `payments-sdk: retry ${retry} of ${call.method} ${url} after ${failed.errorType}`);
-      try {
+        const failed = attemptFailure(failure);
+        observer?.end(failed);
+        // Methods retried: those the service may safely see twice. GET, PUT and DELETE by their meaning;
+        // POST because the SDK sends every POST with an Idempotency-Key, the same on every attempt.
+        // PATCH is sent once.
+        if (retry > call.maxRetries || !isRetryable(failure) || call.method === 'PATCH') throw finalError(failure);
+        logger?.log('info', `payments-sdk: retry ${retry} of ${call.method} ${url} after ${failed.errorType}`);
+        // The caller's abort during the wait rejects with an APIUserAbortError.
         await sleep(retryDelay(failure, retry, backoff), call.signal);
-      } catch (aborted) {
-        throw logged(aborted as PaymentsError, call, url);
       }
+    } catch (error) {
+      if (logger) logFailure(logger, error as PaymentsError, call, url);
+      throw error;
     }
   }
 
@@ -259,28 +262,25 @@ export function createTransport(config: TransportConfig): Transport {
     }
   }
 
-  /**
-   * Logs a call that failed for good and returns its error. An answer of the service is logged by
-   * its status, error class and the names of the fields it refused: its message may quote what the
-   * customer typed (a name, a phone number), so it is never logged. The SDK's own messages are
-   * logged masked.
-   */
-  function logged(error: PaymentsError, call: CallRequest, url: string): PaymentsError {
-    if (!logger) return error;
-    // A refusal (4xx: the request itself was wrong) is a warning; the service or the network failing
-    // for good (5xx, no answer, timeout, a 2xx of the wrong shape) is an error.
-    const refused = error instanceof APIError && error.status < 500;
-    // The names of the fields the service refused (only an APIError has `errors`), masked.
-    const fields = Object.keys((error as APIError).errors ?? {}).map((field) => maskText(field));
-    const what =
-      error instanceof APIError
-        ? `${error.name} (${error.status})${fields.length === 0 ? '' : ` (fields: ${fields.join(', ')})`}`
-        : `${error.name}: ${maskText(error.message)}`;
-    logger.log(refused ? 'warn' : 'error', `payments-sdk: ${call.method} ${url} failed: ${what}`);
-    return error;
-  }
-
   return { send };
+}
+
+/**
+ * Logs a call that failed for good. An answer of the service is logged by its status, error class
+ * and the names of the fields it refused: its message may quote what the customer typed (a name, a
+ * phone number), so it is never logged. The SDK's own messages are logged masked.
+ */
+function logFailure(logger: LevelledLogger, error: PaymentsError, call: CallRequest, url: string): void {
+  // A refusal (4xx: the request itself was wrong) is a warning; the service or the network failing
+  // for good (5xx, no answer, timeout, a 2xx of the wrong shape) is an error.
+  const refused = error instanceof APIError && error.status < 500;
+  // The names of the fields the service refused (only an APIError has `errors`), masked.
+  const fields = Object.keys((error as APIError).errors ?? {}).map((field) => maskText(field));
+  const what =
+    error instanceof APIError
+      ? `${error.name} (${error.status})${fields.length === 0 ? '' : ` (fields: ${fields.join(', ')})`}`
+      : `${error.name}: ${maskText(error.message)}`;
+  logger.log(refused ? 'warn' : 'error', `payments-sdk: ${call.method} ${url} failed: ${what}`);
 }
 
 /**
