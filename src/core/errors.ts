@@ -234,7 +234,7 @@ function fieldErrorsFromBody(body: unknown): Record<string, string[]> | undefine
 
 // `name` lives on the prototype, not on each instance: it stays out of `JSON.stringify` and
 // survives minification (class names do not).
-/** @internal Sets a class's `name` on its prototype (non-enumerable). */
+/** @internal Sets a class's `name` on its prototype (not enumerable: `defineProperty`'s default). */
 export function setName(ctor: { prototype: Error }, name: string): void {
-  Object.defineProperty(ctor.prototype, 'name', { value: name, writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(ctor.prototype, 'name', { value: name, writable: true, configurable: true });
 }
