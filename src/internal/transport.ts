@@ -142,12 +142,11 @@ export interface Transport {
 export function createTransport(config: TransportConfig): Transport {
   const { logger, apiRoot, maxResponseBytes } = config;
   const backoff = config.backoff ?? {};
-  // Resolved per attempt, not captured: a program (or msw) may replace globalThis.fetch at any time.
-  const platformFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
-
   const api = ky.create({
     prefix: apiRoot,
-    fetch: config.fetch ?? platformFetch,
+    // Without one, ky binds globalThis.fetch for each request: a program (or msw) may replace it at
+    // any time.
+    fetch: config.fetch,
     // One attempt per ky call: `send` below is the retry loop (see the module comment).
     retry: 0,
     // The attempt's own timer covers the body too (ky's stops when the headers arrive).
@@ -190,7 +189,7 @@ export function createTransport(config: TransportConfig): Transport {
           observer?.end({ status: received.response.status });
           if (debugging) {
             logger?.log('debug', `payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`, {
-              body: received.body === undefined ? undefined : maskPersonalData(received.body, secrets),
+              body: maskPersonalData(received.body, secrets),
             });
           }
           return received;
