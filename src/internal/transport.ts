@@ -166,7 +166,7 @@ export function createTransport(config: TransportConfig): Transport {
   async function send(call: CallRequest): Promise<Received> {
     // Messages and logs name the URL without its query: a query given to client.request may hold a
     // customer's phone or e-mail.
-    const url = `${apiRoot}${withoutQuery(call.path)}`;
+    const url = `${apiRoot}${call.path.split('?')[0]}`;
     const started = logger ? Date.now() : 0;
     try {
       let key: string;
@@ -182,8 +182,8 @@ export function createTransport(config: TransportConfig): Transport {
       const secrets = [key];
       for (let retry = 1; ; retry++) {
         const observer = call.observer?.onAttempt({ resendCount: retry - 1 });
-        // What `attempt` throws: an SDK error, or an UnreadableBodyError (its catch maps anything else).
-        let failure: PaymentsError | UnreadableBodyError;
+        // What `attempt` throws is an SDK error: its catch maps anything else.
+        let failure: PaymentsError;
         try {
           const received = await attempt(call, url, secrets);
           observer?.end({ status: received.response.status });
@@ -194,7 +194,7 @@ export function createTransport(config: TransportConfig): Transport {
           }
           return received;
         } catch (error) {
-          failure = error as PaymentsError | UnreadableBodyError;
+          failure = error as PaymentsError;
         }
         const failed = attemptFailure(failure);
         observer?.end(failed);
@@ -244,7 +244,7 @@ export function createTransport(config: TransportConfig): Transport {
       const { response, text } = await untilAborted(exchange(), controller.signal);
       return received(response, text, secrets);
     } catch (error) {
-      if (error instanceof PaymentsError || error instanceof UnreadableBodyError) throw error;
+      if (error instanceof PaymentsError) throw error;
       if (callerSignal?.aborted) {
         throw new APIUserAbortError(`${call.method} ${url} was aborted by the caller's signal.`, { cause: callerSignal.reason });
       }
@@ -312,8 +312,11 @@ function received(raw: Response, rawText: string, secrets: readonly string[]): R
   return { response, body };
 }
 
-/** A 2xx whose body is not JSON (a proxy page, or a body cut short): retried, then a ResponseValidationError. */
-class UnreadableBodyError extends Error {
+/**
+ * A 2xx whose body is not JSON (a proxy page, or a body cut short): retried, then a
+ * ResponseValidationError. Never leaves the transport.
+ */
+class UnreadableBodyError extends PaymentsError {
   /** The body as received, the key redacted. */
   declare readonly text: string;
   constructor(text: string) {
@@ -327,24 +330,19 @@ class UnreadableBodyError extends Error {
  * text (`'503'`), a 2xx whose body is not JSON as the `ResponseValidationError` it leads to, else
  * the SDK error's class name (`'APITimeoutError'`, `'APIConnectionError'`, `'APIUserAbortError'`).
  */
-function attemptFailure(error: PaymentsError | UnreadableBodyError): Parameters<AttemptObserver['end']>[0] {
+function attemptFailure(error: PaymentsError): Parameters<AttemptObserver['end']>[0] {
   if (error instanceof APIError) return { status: error.status, errorType: String(error.status) };
   return { errorType: error instanceof UnreadableBodyError ? 'ResponseValidationError' : error.name };
 }
 
 /** The error a call ends with, once no more attempts are made. */
-function finalError(failure: PaymentsError | UnreadableBodyError): PaymentsError {
+function finalError(failure: PaymentsError): PaymentsError {
   if (failure instanceof UnreadableBodyError) {
     return new ResponseValidationError([{ path: [], message: failure.message }], failure.text);
   }
   return failure;
 }
 
-/** `url` (or a path) without its query string. */
-function withoutQuery(url: string): string {
-  const at = url.indexOf('?');
-  return at === -1 ? url : url.slice(0, at);
-}
 
 /**
  * What a `fetch` threw, as an {@link APIConnectionError}, the key redacted from its message and its
