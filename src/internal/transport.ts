@@ -9,8 +9,8 @@
  *   the attempt's timeout, capped at `maxResponseBytes`, the key redacted, the JSON parsed; it
  *   returns `{ response, body }` for a 2xx and throws an SDK error for anything else.
  *
- * ky sends each attempt (the base URL as its `prefix`, `redirect: 'manual'`, the request log as a
- * `beforeRequest` hook). Its own retry loop is not used: it retries only until the headers arrive,
+ * ky sends each attempt (the base URL as its `prefix`, `redirect: 'manual'`, the platform `fetch`
+ * bound per request). Its own retry loop is not used: it retries only until the headers arrive,
  * and an attempt here includes reading the body, so that a body cut short or stalled half-way is
  * retried, with the same Idempotency-Key, like an attempt that never got an answer.
  */
@@ -49,12 +49,11 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
  * Whether a failed call is worth another attempt with the same Idempotency-Key: the service
  * answered a status that means "try again later" (408, 429, 500, 502, 503, 504), or no answer came
  * (the connection failed or was cut, which `fetch` reports as a `TypeError`, or the attempt timed
- * out), or a 2xx came whose body is not JSON (cut short, a proxy's page). A refusal (another 4xx),
- * the caller's abort, bad input and a 2xx of the wrong shape are not. The client's retries and the
- * bulk payout runner both decide with this.
+ * out). A refusal (another 4xx), the caller's abort, bad input and a 2xx of the wrong shape are not.
+ * The client's retries and the bulk payout runner both decide with this; the client's own attempts
+ * also retry a 2xx whose body is not JSON (see `send`).
  */
 export function isRetryable(error: unknown): boolean {
-  if (error instanceof UnreadableBodyError) return true;
   if (error instanceof APIError) return RETRY_STATUSES.has(error.status);
   if (error instanceof APITimeoutError) return true;
   return error instanceof APIConnectionError && error.cause instanceof TypeError;
@@ -198,10 +197,13 @@ export function createTransport(config: TransportConfig): Transport {
         }
         const failed = attemptFailure(failure);
         observer?.end(failed);
-        // Methods retried: those the service may safely see twice. GET, PUT and DELETE by their meaning;
-        // POST because the SDK sends every POST with an Idempotency-Key, the same on every attempt.
-        // PATCH is sent once.
-        if (retry > call.maxRetries || !isRetryable(failure) || call.method === 'PATCH') throw finalError(failure);
+        // Retried besides what isRetryable says: a 2xx whose body is not JSON (a body cut short, a
+        // proxy's page), the one ResponseValidationError an attempt throws (the schema is checked
+        // once the call is over). Methods retried: those the service may safely see twice. GET, PUT
+        // and DELETE by their meaning; POST because the SDK sends every POST with an
+        // Idempotency-Key, the same on every attempt. PATCH is sent once.
+        const retryable = isRetryable(failure) || failure instanceof ResponseValidationError;
+        if (retry > call.maxRetries || !retryable || call.method === 'PATCH') throw failure;
         logger?.log('info', `payments-sdk: retry ${retry} of ${call.method} ${url} after ${failed.errorType}`);
         // The caller's abort during the wait rejects with an APIUserAbortError.
         await sleep(retryDelay(failure, retry, backoff), call.signal);
@@ -214,7 +216,7 @@ export function createTransport(config: TransportConfig): Transport {
 
   /**
    * One HTTP attempt: the request, then the WHOLE body, under the attempt's timeout. Returns
-   * `{ response, body }` for a 2xx; throws an SDK error (an {@link UnreadableBodyError} for a 2xx
+   * `{ response, body }` for a 2xx; throws an SDK error (a ResponseValidationError for a 2xx
    * whose body is not JSON) for anything else.
    */
   async function attempt(call: CallRequest, url: string, secrets: readonly string[]): Promise<Received> {
@@ -297,8 +299,8 @@ function received(raw: Response, rawText: string, secrets: readonly string[]): R
     try {
       body = parseJson(text);
     } catch {
-      // A 2xx that is not JSON is retried.
-      if (response.ok) throw new UnreadableBodyError(text);
+      // A 2xx that is not JSON (retried by `send`).
+      if (response.ok) throw new ResponseValidationError([{ path: [], message: 'the body is not valid JSON' }], text);
     }
     // An error status keeps its body as text unless it is a JSON object or array: an HTML 502 page,
     // a bare `Bad Gateway` or `502`.
@@ -313,36 +315,13 @@ function received(raw: Response, rawText: string, secrets: readonly string[]): R
 }
 
 /**
- * A 2xx whose body is not JSON (a proxy page, or a body cut short): retried, then a
- * ResponseValidationError. Never leaves the transport.
- */
-class UnreadableBodyError extends PaymentsError {
-  /** The body as received, the key redacted. */
-  declare readonly text: string;
-  constructor(text: string) {
-    super('the body is not valid JSON');
-    this.text = text;
-  }
-}
-
-/**
  * How a failed attempt is named, to telemetry and in the retry log line: an error status as its
- * text (`'503'`), a 2xx whose body is not JSON as the `ResponseValidationError` it leads to, else
- * the SDK error's class name (`'APITimeoutError'`, `'APIConnectionError'`, `'APIUserAbortError'`).
+ * text (`'503'`), else the SDK error's class name (`'APITimeoutError'`, `'APIConnectionError'`,
+ * `'APIUserAbortError'`, and `'ResponseValidationError'` for a 2xx whose body is not JSON).
  */
 function attemptFailure(error: PaymentsError): Parameters<AttemptObserver['end']>[0] {
-  if (error instanceof APIError) return { status: error.status, errorType: String(error.status) };
-  return { errorType: error instanceof UnreadableBodyError ? 'ResponseValidationError' : error.name };
+  return error instanceof APIError ? { status: error.status, errorType: String(error.status) } : { errorType: error.name };
 }
-
-/** The error a call ends with, once no more attempts are made. */
-function finalError(failure: PaymentsError): PaymentsError {
-  if (failure instanceof UnreadableBodyError) {
-    return new ResponseValidationError([{ path: [], message: failure.message }], failure.text);
-  }
-  return failure;
-}
-
 
 /**
  * What a `fetch` threw, as an {@link APIConnectionError}, the key redacted from its message and its
