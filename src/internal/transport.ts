@@ -74,7 +74,7 @@ export interface RetryBackoff {
  * tests; it must return a number in [0, 1).
  */
 export function backoffDelay(attempt: number, backoff: RetryBackoff = {}, random: () => number = Math.random): number {
-  const exponential = Math.min(backoff.maxMs ?? 8_000, (backoff.initialMs ?? 500) * 2 ** Math.max(0, attempt - 1));
+  const exponential = Math.min(backoff.maxMs ?? 8_000, (backoff.initialMs ?? 500) * 2 ** (attempt - 1));
   return exponential * (0.5 + random() / 2);
 }
 
