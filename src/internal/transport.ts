@@ -364,14 +364,11 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /**
  * The body as text (UTF-8, a leading BOM dropped, bad bytes replaced, as `Response.text()`), read
- * while counting its DECODED bytes: past `max`, the body is cancelled and the call fails. A body
- * with its length announced, not encoded and within the cap, is read in one go.
+ * while counting its DECODED bytes: past `max`, the body is cancelled and the call fails.
  */
 async function readText(response: Response, max: number, method: string, url: string): Promise<string> {
-  const declared = response.headers.get('content-length');
-  const encoded = response.headers.has('content-encoding');
-  if (declared !== null && !encoded && /^\d+$/.test(declared)) {
-    if (Number(declared) <= max) return response.text();
+  // A length announced above the cap, not encoded, is refused before anything is read.
+  if (Number(response.headers.get('content-length')) > max && !response.headers.has('content-encoding')) {
     await response.body?.cancel().catch(() => {});
     throw tooLarge(max, method, url);
   }
