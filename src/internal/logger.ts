@@ -22,7 +22,8 @@ export interface Logger {
   debug(message: string, ...rest: unknown[]): void;
 }
 
-const rank: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
+/** The levels, from the quietest: a line is kept when its level's rank is at most the chosen one's. */
+const LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
 
 /**
  * The SDK's side of a logger: one line at a level, kept or dropped by the level chosen, and
@@ -38,17 +39,15 @@ export interface LevelledLogger {
  * A logger that throws is ignored for that line: logging never changes a call's outcome.
  */
 export function levelledLogger(logger: Logger | undefined, level: LogLevel | undefined): LevelledLogger | undefined {
-  const name = level ?? 'off';
-  const threshold = Object.hasOwn(rank, name) ? rank[name] : undefined;
+  const threshold = LEVELS.indexOf(level ?? 'off');
   // A bad option is a PaymentsError like every other bad client option.
-  if (threshold === undefined)
-    throw new PaymentsError(`logLevel must be one of ${Object.keys(rank).join(', ')}, got ${JSON.stringify(level)}.`);
+  if (threshold < 0) throw new PaymentsError(`logLevel must be one of ${LEVELS.join(', ')}, got ${JSON.stringify(level)}.`);
   if (threshold === 0) return undefined;
   const target = logger ?? console;
   return {
-    debugging: threshold === rank.debug,
+    debugging: threshold === LEVELS.indexOf('debug'),
     log(at, message, ...rest) {
-      if (rank[at] > threshold) return;
+      if (LEVELS.indexOf(at) > threshold) return;
       try {
         target[at](message, ...rest);
       } catch {
