@@ -240,11 +240,10 @@ export function createTransport(config: TransportConfig): Transport {
       }
       const exchange = async () => {
         const response = await api(call.path, { method: call.method, headers: call.headers, body: call.body, signal: controller.signal });
-        return { response, text: await readText(response, maxResponseBytes, call.method, url) };
+        return received(response, await readText(response, maxResponseBytes, call.method, url), secrets);
       };
       // A custom `fetch` may ignore its signal: the attempt ends when the signal fires all the same.
-      const { response, text } = await untilAborted(exchange(), controller.signal);
-      return received(response, text, secrets);
+      return await untilAborted(exchange(), controller.signal);
     } catch (error) {
       if (error instanceof PaymentsError) throw error;
       if (callerSignal?.aborted) {
