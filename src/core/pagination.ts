@@ -47,9 +47,7 @@ export class Page<T> {
     if (path === undefined) {
       return new APIPromise(
         Promise.reject(
-          new PaymentsError(
-            `links.next is neither an http(s) URL nor a path (${JSON.stringify(next)}): the service sent a malformed page link, not followed.`,
-          ),
+          new PaymentsError(`links.next from the service is neither an http(s) URL nor a path (${JSON.stringify(next)}): not followed.`),
         ),
       );
     }
@@ -148,9 +146,7 @@ export async function* walkPages<T>(first: APIPromise<Page<T>>): AsyncGenerator<
             ? 'links.next was already visited in this walk (a loop)'
             : undefined;
     if (endless !== undefined) {
-      throw new PaymentsError(
-        `Pagination stopped: ${endless}; ${items} items were read over ${pages} pages, and the service is not ending the list (links.next ${next}).`,
-      );
+      throw new PaymentsError(`Pagination stopped: ${endless}; ${items} items were read over ${pages} pages (links.next ${next}).`);
     }
     visited.add(key);
     current = await current.data.getNextPage().withResponse();
