@@ -44,8 +44,3 @@ export function maskPersonalData(value: unknown, secrets: readonly string[] = []
   }
   return out;
 }
-
-/** A request body (JSON text, as `jsonBody` made it) masked for the log. */
-export function maskedBody(text: string | undefined, secrets: readonly string[]): unknown {
-  return text ? maskPersonalData(JSON.parse(text), secrets) : undefined;
-}

@@ -30,7 +30,7 @@ import { readCapped } from './capped-stream.js';
 import { isRecord } from './is-record.js';
 import { parseJson } from './json.js';
 import type { LevelledLogger } from './logger.js';
-import { maskedBody, maskPersonalData, maskText } from './personal-data.js';
+import { maskPersonalData, maskText } from './personal-data.js';
 import { redactDeep, redactHeaders, redactSecrets, sanitizeError } from './redaction.js';
 import { parseRetryAfter } from './retry-after.js';
 import { safeString } from './safe-string.js';
@@ -235,7 +235,8 @@ export function createTransport(config: TransportConfig): Transport {
       if (debugging) {
         logger?.log('debug', `payments-sdk: → ${call.method} ${url}`, {
           headers: redactHeaders(call.headers),
-          body: maskedBody(call.body, secrets),
+          // The body is JSON text, as jsonBody made it.
+          body: call.body === undefined ? undefined : maskPersonalData(JSON.parse(call.body), secrets),
         });
       }
       const exchange = async () => {
