@@ -391,7 +391,7 @@ function tooLarge(max: number, method: string, url: string): PaymentsError {
 function withRedactedHeaders(raw: Response, secrets: readonly string[]): Response {
   let leaks = false;
   raw.headers.forEach((value) => {
-    if (!leaks && redactSecrets(value, secrets) !== value) leaks = true;
+    leaks ||= redactSecrets(value, secrets) !== value;
   });
   if (!leaks) return raw;
   const headers = new Headers();
