@@ -139,15 +139,13 @@ export async function* walkPages<T>(first: APIPromise<Page<T>>): AsyncGenerator<
     const key = pathOfLink(next) ?? next;
     const endless =
       emptyInARow >= MAX_EMPTY_PAGES
-        ? `${emptyInARow} empty pages in a row still name a next page`
+        ? `${emptyInARow} empty pages in a row still name a next page (links.next ${next})`
         : pages >= lastPage + PAGES_PAST_LAST || items > total + PAGES_PAST_LAST * perPage
-          ? `page ${pages + 1} was asked for but the service reported ${lastPage} pages and ${total} items`
+          ? `page ${pages + 1} was asked for (links.next ${next}) but the service reported ${lastPage} pages and ${total} items`
           : visited.has(key)
-            ? 'links.next was already visited in this walk (a loop)'
+            ? `links.next (${next}) was already visited in this walk (a loop)`
             : undefined;
-    if (endless !== undefined) {
-      throw new PaymentsError(`Pagination stopped: ${endless}; ${items} items were read over ${pages} pages (links.next ${next}).`);
-    }
+    if (endless !== undefined) throw new PaymentsError(`Pagination stopped: ${endless}; ${items} items were read over ${pages} pages.`);
     visited.add(key);
     current = await current.data.getNextPage().withResponse();
   }
