@@ -27,7 +27,7 @@ export class PaymentsError extends Error {
    * creations. Retry the same operation later with `{ idempotencyKey }` and the service replays
    * the original result instead of charging twice (the service keeps a key 24 hours).
    */
-  idempotencyKey?: string;
+  declare idempotencyKey?: string;
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -47,13 +47,13 @@ export interface APIErrorInit {
 /** Any non-2xx answer from the service. Subclasses name the common statuses. */
 export class APIError extends PaymentsError {
   /** HTTP status of the answer. */
-  readonly status: number;
+  declare readonly status: number;
   /** The answer's body: parsed JSON when it was JSON, else its text (an HTML 502 page), else `undefined`. */
-  readonly body: unknown;
+  declare readonly body: unknown;
   /** The answer's headers. */
-  readonly headers: Headers;
+  declare readonly headers: Headers;
   /** Field → messages, from the body's `errors` member when it has one (a 422, say). */
-  readonly errors?: Record<string, string[]>;
+  declare readonly errors?: Record<string, string[]>;
 
   constructor(init: APIErrorInit) {
     super(init.message ?? messageFromBody(init.status, init.body));
@@ -90,7 +90,7 @@ setName(IdempotencyConflictError, 'IdempotencyConflictError');
 /** 422: invalid fields (see {@link APIError.errors}) or a refused charge (see {@link UnprocessableEntityError.failureReason}). */
 export class UnprocessableEntityError extends APIError {
   /** The body's `failure_reason`, when a direct charge was refused. */
-  readonly failureReason?: string;
+  declare readonly failureReason?: string;
 
   constructor(init: APIErrorInit) {
     super(init);
@@ -103,7 +103,7 @@ setName(UnprocessableEntityError, 'UnprocessableEntityError');
 /** 429: too many requests. Retried automatically; thrown once retries are spent. */
 export class RateLimitError extends APIError {
   /** Seconds to wait, from the `Retry-After` header (seconds or HTTP date), when it was sent. */
-  readonly retryAfter?: number;
+  declare readonly retryAfter?: number;
 
   constructor(init: APIErrorInit) {
     super(init);
@@ -144,9 +144,9 @@ setName(APIUserAbortError, 'APIUserAbortError');
 /** A 2xx body that does not match its schema: a known field has the wrong type (money is never guessed). */
 export class ResponseValidationError extends PaymentsError {
   /** Each mismatch, with its path. */
-  readonly issues: ValidationIssue[];
+  declare readonly issues: ValidationIssue[];
   /** The body as received. */
-  readonly body: unknown;
+  declare readonly body: unknown;
 
   constructor(issues: ValidationIssue[], body: unknown, label = 'response') {
     super(`The ${label} from the payments service did not match the expected shape: ${formatIssues(issues)}`);
@@ -159,7 +159,7 @@ setName(ResponseValidationError, 'ResponseValidationError');
 /** Params that break the service's rules, caught before anything is sent. Names every bad field. */
 export class InvalidParamsError extends PaymentsError {
   /** Each bad field, with its path. */
-  readonly issues: ValidationIssue[];
+  declare readonly issues: ValidationIssue[];
 
   constructor(issues: ValidationIssue[], label = 'params') {
     super(`Invalid ${label}: ${formatIssues(issues)}. Nothing was sent.`);
@@ -179,7 +179,7 @@ export type WebhookVerificationReason =
 /** A webhook delivery that failed verification; answer it with 400. */
 export class WebhookVerificationError extends PaymentsError {
   /** The machine-readable reason. */
-  readonly reason: WebhookVerificationReason;
+  declare readonly reason: WebhookVerificationReason;
 
   constructor(reason: WebhookVerificationReason, message: string) {
     super(message);
@@ -203,11 +203,12 @@ export function makeAPIError(init: APIErrorInit): APIError {
   if (status === 429) return new RateLimitError(init);
   if (status >= 500) return new InternalServerError(init);
   if (status >= 300 && status < 400) {
-    // The SDK follows no redirect (the service's API answers none): say where it pointed.
+    // The SDK follows no redirect (the service's API answers none; followed, a POST would be replayed
+    // as a GET, or the key sent to another host): say where it pointed.
     const location = init.headers.get('location');
     const target = location ? ` with a redirect to ${location}` : ' with a redirect';
-    const message = `The payments service answered ${status}${target}, which the SDK does not follow (a POST would be replayed as a GET, or the key sent elsewhere). Check baseUrl: an http:// address in front of an HTTPS redirect, or a host that moved.`;
-    return new APIError({ ...init, message: init.message ?? message });
+    const message = `The payments service answered ${status}${target}, which the SDK does not follow. Check baseUrl: an http:// address in front of an HTTPS redirect, or a host that moved.`;
+    return new APIError({ ...init, message });
   }
   return new APIError(init);
 }
@@ -233,7 +234,7 @@ function fieldErrorsFromBody(body: unknown): Record<string, string[]> | undefine
 
 // `name` lives on the prototype, not on each instance: it stays out of `JSON.stringify` and
 // survives minification (class names do not).
-/** @internal Sets a class's `name` on its prototype (non-enumerable). */
+/** @internal Sets a class's `name` on its prototype (not enumerable: `defineProperty`'s default). */
 export function setName(ctor: { prototype: Error }, name: string): void {
-  Object.defineProperty(ctor.prototype, 'name', { value: name, writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(ctor.prototype, 'name', { value: name, writable: true, configurable: true });
 }

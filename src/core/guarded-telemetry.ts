@@ -26,15 +26,14 @@ function guardedRun<T>(run: (work: () => T) => unknown, work: () => T): T {
       throw error;
     }
   };
-  let value: unknown;
   try {
-    value = run(watched);
+    run(watched);
   } catch {
     // The observer's own failure: the work's outcome stands.
   }
   if (done === undefined) return work();
   if ('error' in done) throw done.error;
-  return value === done.value ? (value as T) : done.value;
+  return done.value;
 }
 
 /**

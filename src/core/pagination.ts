@@ -16,11 +16,11 @@ export type FetchPage<T> = (pathAndQuery: string) => Promise<WithResponse<Page<T
 /** One page of a list. */
 export class Page<T> {
   /** Items of this page. */
-  readonly data: T[];
+  declare readonly data: T[];
   /** `current_page`, `last_page`, `per_page`, `total`. */
-  readonly meta: PageMeta;
+  declare readonly meta: PageMeta;
   /** `first`, `last`, `prev`, `next` (`null` on the last page). */
-  readonly links: PageLinks;
+  declare readonly links: PageLinks;
   readonly #fetchPage: FetchPage<T>;
 
   /** @internal */
@@ -33,7 +33,8 @@ export class Page<T> {
 
   /** `true` while `links.next` is not `null`: the last page has no next link. */
   hasNextPage(): boolean {
-    return typeof this.links.next === 'string' && this.links.next !== '';
+    // `next` passed its schema: a string or null (an empty string names no page either).
+    return Boolean(this.links.next);
   }
 
   /** Fetches the next page. Throws a {@link PaymentsError} on the last page. */
@@ -46,18 +47,11 @@ export class Page<T> {
     if (path === undefined) {
       return new APIPromise(
         Promise.reject(
-          new PaymentsError(
-            `links.next is neither an http(s) URL nor a path (${JSON.stringify(next)}): the service sent a malformed page link, not followed.`,
-          ),
+          new PaymentsError(`links.next from the service is neither an http(s) URL nor a path (${JSON.stringify(next)}): not followed.`),
         ),
       );
     }
     return new APIPromise(this.#fetchPage(path));
-  }
-
-  /** Keeps the page small in logs: items are listed, the fetch function is not. */
-  toJSON(): ListEnvelope<T> {
-    return { data: this.data, meta: this.meta, links: this.links };
   }
 }
 
@@ -129,34 +123,29 @@ export async function* walkPages<T>(first: APIPromise<Page<T>>): AsyncGenerator<
   let total = 0;
   let perPage = 0;
   for (;;) {
+    // `meta` passed its schema: its counters are integers.
     const { data, meta } = current.data;
     pages += 1;
     items += data.length;
     emptyInARow = data.length === 0 ? emptyInARow + 1 : 0;
-    if (typeof meta?.last_page === 'number' && meta.last_page > lastPage) lastPage = meta.last_page;
-    if (typeof meta?.total === 'number' && meta.total > total) total = meta.total;
-    perPage = Math.max(perPage, data.length, typeof meta?.per_page === 'number' ? meta.per_page : 0);
+    lastPage = Math.max(lastPage, meta.last_page);
+    total = Math.max(total, meta.total);
+    perPage = Math.max(perPage, data.length, meta.per_page);
     yield current;
     if (!current.data.hasNextPage()) return;
     const next = current.data.links.next as string;
-    if (emptyInARow >= MAX_EMPTY_PAGES) {
-      throw new PaymentsError(
-        `Pagination stopped: ${emptyInARow} empty pages in a row still name a next page (links.next ${next}); the service is not ending the list. ${items} items were read over ${pages} pages.`,
-      );
-    }
-    if (pages >= lastPage + PAGES_PAST_LAST || items > total + PAGES_PAST_LAST * perPage) {
-      throw new PaymentsError(
-        `Pagination stopped: page ${pages + 1} was asked for (links.next ${next}) but the service reported ${lastPage} pages and ${total} items; ${items} items were read over ${pages} pages, and the list does not end.`,
-      );
-    }
     // Remembered by what is requested (pathOfLink): links that differ only in origin or in a prefix
     // before /api/v1 are the same request.
     const key = pathOfLink(next) ?? next;
-    if (visited.has(key)) {
-      throw new PaymentsError(
-        `Pagination stopped: links.next (${next}) was already visited in this walk; the service is returning a loop.`,
-      );
-    }
+    const endless =
+      emptyInARow >= MAX_EMPTY_PAGES
+        ? `${emptyInARow} empty pages in a row still name a next page (links.next ${next})`
+        : pages >= lastPage + PAGES_PAST_LAST || items > total + PAGES_PAST_LAST * perPage
+          ? `page ${pages + 1} was asked for (links.next ${next}) but the service reported ${lastPage} pages and ${total} items`
+          : visited.has(key)
+            ? `links.next (${next}) was already visited in this walk (a loop)`
+            : undefined;
+    if (endless !== undefined) throw new PaymentsError(`Pagination stopped: ${endless}; ${items} items were read over ${pages} pages.`);
     visited.add(key);
     current = await current.data.getNextPage().withResponse();
   }

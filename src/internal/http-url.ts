@@ -8,7 +8,8 @@ export function isHttpUrl(value: string): boolean {
   if (value !== value.trim() || /[\u0000-\u001f\u007f]/.test(value)) return false;
   try {
     const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+    // The parser refuses an http(s) URL without a host: its hostname is never empty.
+    return url.protocol === 'http:' || url.protocol === 'https:';
   } catch {
     return false;
   }

@@ -22,11 +22,16 @@ export interface Logger {
   debug(message: string, ...rest: unknown[]): void;
 }
 
-const rank: Record<LogLevel, number> = { off: 0, error: 1, warn: 2, info: 3, debug: 4 };
+/** The levels, from the quietest: a line is kept when its level's rank is at most the chosen one's. */
+const LEVELS: readonly LogLevel[] = ['off', 'error', 'warn', 'info', 'debug'];
 
-/** The SDK's side of a logger: {@link Logger}, and whether debug lines are kept (so their bodies are masked only then). */
-export interface LevelledLogger extends Logger {
+/**
+ * The SDK's side of a logger: one line at a level, kept or dropped by the level chosen, and
+ * whether debug lines are kept (so that their bodies are masked only then).
+ */
+export interface LevelledLogger {
   readonly debugging: boolean;
+  log(level: Exclude<LogLevel, 'off'>, message: string, ...rest: unknown[]): void;
 }
 
 /**
@@ -34,23 +39,20 @@ export interface LevelledLogger extends Logger {
  * A logger that throws is ignored for that line: logging never changes a call's outcome.
  */
 export function levelledLogger(logger: Logger | undefined, level: LogLevel | undefined): LevelledLogger | undefined {
-  const name = level ?? 'off';
-  const threshold = Object.hasOwn(rank, name) ? rank[name] : undefined;
+  const threshold = LEVELS.indexOf(level ?? 'off');
   // A bad option is a PaymentsError like every other bad client option.
-  if (threshold === undefined)
-    throw new PaymentsError(`logLevel must be one of ${Object.keys(rank).join(', ')}, got ${JSON.stringify(level)}.`);
+  if (threshold < 0) throw new PaymentsError(`logLevel must be one of ${LEVELS.join(', ')}, got ${JSON.stringify(level)}.`);
   if (threshold === 0) return undefined;
   const target = logger ?? console;
-  const noop = () => {};
-  const at = (l: Exclude<LogLevel, 'off'>) =>
-    rank[l] <= threshold
-      ? (message: string, ...rest: unknown[]) => {
-          try {
-            target[l](message, ...rest);
-          } catch {
-            // The merchant's logger failed (a closed stream, a bad transport): the line is lost, the call goes on.
-          }
-        }
-      : noop;
-  return { error: at('error'), warn: at('warn'), info: at('info'), debug: at('debug'), debugging: threshold >= rank.debug };
+  return {
+    debugging: threshold === LEVELS.indexOf('debug'),
+    log(at, message, ...rest) {
+      if (LEVELS.indexOf(at) > threshold) return;
+      try {
+        target[at](message, ...rest);
+      } catch {
+        // The merchant's logger failed (a closed stream, a bad transport): the line is lost, the call goes on.
+      }
+    },
+  };
 }

@@ -3,15 +3,13 @@
  * and secrets masked, by field name and, in any text, by shape (an e-mail address, a long run of
  * digits such as a phone number). Only the logger uses it, and only at `'debug'`.
  */
-import { redactSecrets } from './redaction.js';
+import { CREDENTIAL_NAME, redactSecrets } from './redaction.js';
 
 /**
  * Field names that hold a customer's identity, wherever the word sits in the name (`phone`,
  * `payer_email`, `customerName`, `first_name`, `msisdn`…).
  */
 const PERSONAL = /phone|msisdn|mobile|e-?mail|name|address|birth|national/i;
-/** Field names that hold a credential (`token`, `api_key`, `webhookSecret`…). */
-const SECRET = /secret|password|token|api_?key|authorization|signature/i;
 
 /** An e-mail address anywhere in a text. */
 const EMAIL = /[^\s@"'<>(),;:]+@[^\s@"'<>(),;:]+\.[a-z]{2,}/gi;
@@ -42,12 +40,7 @@ export function maskPersonalData(value: unknown, secrets: readonly string[] = []
   const out: Record<string, unknown> = Object.create(null);
   for (const [key, item] of Object.entries(value)) {
     out[maskText(key, secrets)] =
-      item == null ? item : SECRET.test(key) ? '[redacted]' : PERSONAL.test(key) ? '[masked]' : maskPersonalData(item, secrets);
+      item == null ? item : CREDENTIAL_NAME.test(key) ? '[redacted]' : PERSONAL.test(key) ? '[masked]' : maskPersonalData(item, secrets);
   }
   return out;
-}
-
-/** A request body (JSON text, as `jsonBody` made it) masked for the log. */
-export function maskedBody(text: string | undefined, secrets: readonly string[]): unknown {
-  return text ? maskPersonalData(JSON.parse(text), secrets) : undefined;
 }

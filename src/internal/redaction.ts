@@ -3,13 +3,17 @@
  * logs: answer bodies and headers, error messages, error causes, log lines.
  */
 
-const secretHeaders = new Set(['authorization', 'cookie', 'set-cookie', 'x-service-signature']);
+/**
+ * Names (of a header or a field) that hold a credential, wherever the word sits in the name:
+ * `Authorization`, `Cookie`, `X-Service-Signature`, `token`, `api_key`, `webhookSecret`…
+ */
+export const CREDENTIAL_NAME = /secret|password|token|api_?key|authorization|signature|cookie/i;
 
 /** A plain copy of headers for logs, with `Authorization` (and other credentials) redacted. */
 export function redactHeaders(headers: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   headers.forEach((value, key) => {
-    out[key] = secretHeaders.has(key.toLowerCase()) ? '[redacted]' : value;
+    out[key] = CREDENTIAL_NAME.test(key) ? '[redacted]' : value;
   });
   return out;
 }
@@ -32,13 +36,10 @@ export function redactSecrets(text: string, secrets: readonly string[]): string 
 export function redactDeep(value: unknown, secrets: readonly string[]): unknown {
   if (typeof value === 'string') return redactSecrets(value, secrets);
   if (typeof value !== 'object' || value === null) return value;
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) value[i] = redactDeep(value[i], secrets);
-    return value;
-  }
   const record = value as Record<string, unknown>;
   const keys = Object.keys(record);
-  const renamed = keys.some((key) => redactSecrets(key, secrets) !== key);
+  // An array's indexes are never renamed.
+  const renamed = !Array.isArray(value) && keys.some((key) => redactSecrets(key, secrets) !== key);
   for (const key of keys) {
     const redacted = redactDeep(record[key], secrets);
     if (renamed) delete record[key];
@@ -52,32 +53,26 @@ export function redactDeep(value: unknown, secrets: readonly string[]): unknown 
   return value;
 }
 
-/** Own properties of an error that diagnose it and are kept in a sanitised copy. */
-const diagnostic = new Set(['name', 'message', 'stack', 'cause', 'code', 'errno', 'syscall', 'address', 'port']);
+/** Members of an error that diagnose it: a sanitised copy keeps these (and its cause), secrets redacted. */
+const DIAGNOSTIC = ['name', 'message', 'stack', 'code', 'errno', 'syscall', 'address', 'port'];
 
 /**
- * An error safe to keep as a `cause`: the error itself when its message and stack hold no secret and
- * it carries nothing but diagnostics; else a copy with those diagnostics only, secrets redacted.
- * undici's `HTTPParserError` keeps the raw answer bytes in `data`, where an echoed key would sit:
- * such members are dropped. Causes are sanitised the same way, a few levels deep.
+ * An error safe to keep as a `cause`: the error itself when its diagnostics hold no secret and it
+ * carries nothing else; else a copy with those diagnostics only, secrets redacted. undici's
+ * `HTTPParserError` keeps the raw answer bytes in `data`, where an echoed key would sit: such
+ * members are dropped. Causes are sanitised the same way, a few levels deep.
  */
 export function sanitizeError(error: unknown, secrets: readonly string[], depth = 0): unknown {
   if (!(error instanceof Error) || depth > 4) return error;
-  const cause = 'cause' in error ? sanitizeError(error.cause, secrets, depth + 1) : undefined;
-  const clean =
-    Object.getOwnPropertyNames(error).every((key) => diagnostic.has(key)) &&
-    redactSecrets(`${error.message}\n${error.stack ?? ''}`, secrets) === `${error.message}\n${error.stack ?? ''}` &&
-    cause === (error as { cause?: unknown }).cause;
-  if (clean) return error;
-  const Kind = error instanceof TypeError ? TypeError : Error;
-  const copy = new Kind(redactSecrets(error.message, secrets), 'cause' in error ? { cause } : undefined);
-  Object.defineProperty(copy, 'name', { value: error.name, writable: true, configurable: true });
-  copy.stack = redactSecrets(error.stack ?? '', secrets);
-  const fields = error as unknown as Record<string, unknown>;
-  for (const key of ['code', 'errno', 'syscall', 'address', 'port']) {
-    const value = fields[key];
-    if (typeof value === 'string') Object.assign(copy, { [key]: redactSecrets(value, secrets) });
-    else if (typeof value === 'number') Object.assign(copy, { [key]: value });
+  const cause = sanitizeError(error.cause, secrets, depth + 1);
+  const copy = new (error instanceof TypeError ? TypeError : Error)('', 'cause' in error ? { cause } : undefined);
+  let clean = cause === error.cause && Object.getOwnPropertyNames(error).every((key) => key === 'cause' || DIAGNOSTIC.includes(key));
+  for (const key of DIAGNOSTIC) {
+    const value: unknown = Reflect.get(error, key);
+    if (typeof value !== 'string' && typeof value !== 'number') continue;
+    const kept = redactDeep(value, secrets);
+    clean &&= kept === value;
+    Object.assign(copy, { [key]: kept });
   }
-  return copy;
+  return clean ? error : copy;
 }

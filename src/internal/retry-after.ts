@@ -12,6 +12,8 @@ const HTTP_DATE = /^[A-Z][a-z]{2}([a-z]*, [\d A-Za-z-]+ \d\d:\d\d:\d\d GMT| [A-Z
 export function parseRetryAfter(value: string | null | undefined, now = Date.now()): number | undefined {
   const trimmed = value?.trim() ?? '';
   if (/^\d+$/.test(trimmed)) return Number(trimmed);
-  const date = HTTP_DATE.test(trimmed) ? Date.parse(trimmed) : Number.NaN;
+  if (!HTTP_DATE.test(trimmed)) return undefined;
+  // A value of that shape may still be no date (`Sun, 99 Feb 1994 …`): Date.parse says NaN.
+  const date = Date.parse(trimmed);
   return Number.isNaN(date) ? undefined : Math.max(0, Math.ceil((date - now) / 1000));
 }

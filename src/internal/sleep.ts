@@ -3,7 +3,6 @@ import { APIUserAbortError } from '../core/errors.js';
 /** Waits `ms`, or rejects with {@link APIUserAbortError} as soon as `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(new APIUserAbortError(undefined, { cause: signal.reason }));
     const onAbort = () => {
       clearTimeout(timer);
       reject(new APIUserAbortError(undefined, { cause: signal?.reason }));
@@ -12,6 +11,7 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
       signal?.removeEventListener('abort', onAbort);
       resolve();
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
   });
 }

@@ -9,8 +9,8 @@
  *   the attempt's timeout, capped at `maxResponseBytes`, the key redacted, the JSON parsed; it
  *   returns `{ response, body }` for a 2xx and throws an SDK error for anything else.
  *
- * ky sends each attempt (the base URL as its `prefix`, `redirect: 'manual'`, the request log as a
- * `beforeRequest` hook). Its own retry loop is not used: it retries only until the headers arrive,
+ * ky sends each attempt (the base URL as its `prefix`, `redirect: 'manual'`, the platform `fetch`
+ * bound per request). Its own retry loop is not used: it retries only until the headers arrive,
  * and an attempt here includes reading the body, so that a body cut short or stalled half-way is
  * retried, with the same Idempotency-Key, like an attempt that never got an answer.
  */
@@ -27,9 +27,10 @@ import {
 } from '../core/errors.js';
 import { type AttemptObserver, type CallObserver, errorTypeOf } from '../core/telemetry.js';
 import { readCapped } from './capped-stream.js';
+import { isRecord } from './is-record.js';
 import { parseJson } from './json.js';
 import type { LevelledLogger } from './logger.js';
-import { maskedBody, maskPersonalData, maskText } from './personal-data.js';
+import { maskPersonalData, maskText } from './personal-data.js';
 import { redactDeep, redactHeaders, redactSecrets, sanitizeError } from './redaction.js';
 import { parseRetryAfter } from './retry-after.js';
 import { safeString } from './safe-string.js';
@@ -48,12 +49,11 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 10 * 1024 * 1024;
  * Whether a failed call is worth another attempt with the same Idempotency-Key: the service
  * answered a status that means "try again later" (408, 429, 500, 502, 503, 504), or no answer came
  * (the connection failed or was cut, which `fetch` reports as a `TypeError`, or the attempt timed
- * out), or a 2xx came whose body is not JSON (cut short, a proxy's page). A refusal (another 4xx),
- * the caller's abort, bad input and a 2xx of the wrong shape are not. The client's retries and the
- * bulk payout runner both decide with this.
+ * out). A refusal (another 4xx), the caller's abort, bad input and a 2xx of the wrong shape are not.
+ * The client's retries and the bulk payout runner both decide with this; the client's own attempts
+ * also retry a 2xx whose body is not JSON (see `send`).
  */
 export function isRetryable(error: unknown): boolean {
-  if (error instanceof UnreadableBodyError) return true;
   if (error instanceof APIError) return RETRY_STATUSES.has(error.status);
   if (error instanceof APITimeoutError) return true;
   return error instanceof APIConnectionError && error.cause instanceof TypeError;
@@ -74,7 +74,7 @@ export interface RetryBackoff {
  * tests; it must return a number in [0, 1).
  */
 export function backoffDelay(attempt: number, backoff: RetryBackoff = {}, random: () => number = Math.random): number {
-  const exponential = Math.min(backoff.maxMs ?? 8_000, (backoff.initialMs ?? 500) * 2 ** Math.max(0, attempt - 1));
+  const exponential = Math.min(backoff.maxMs ?? 8_000, (backoff.initialMs ?? 500) * 2 ** (attempt - 1));
   return exponential * (0.5 + random() / 2);
 }
 
@@ -141,12 +141,11 @@ export interface Transport {
 export function createTransport(config: TransportConfig): Transport {
   const { logger, apiRoot, maxResponseBytes } = config;
   const backoff = config.backoff ?? {};
-  // Resolved per attempt, not captured: a program (or msw) may replace globalThis.fetch at any time.
-  const platformFetch: typeof fetch = (input, init) => globalThis.fetch(input, init);
-
   const api = ky.create({
     prefix: apiRoot,
-    fetch: config.fetch ?? platformFetch,
+    // Without one, ky binds globalThis.fetch for each request: a program (or msw) may replace it at
+    // any time.
+    fetch: config.fetch,
     // One attempt per ky call: `send` below is the retry loop (see the module comment).
     retry: 0,
     // The attempt's own timer covers the body too (ky's stops when the headers arrive).
@@ -159,74 +158,74 @@ export function createTransport(config: TransportConfig): Transport {
   });
   const debugging = logger?.debugging === true;
 
-  /** One SDK call: attempts until one succeeds, one fails for good, or the retries are spent. */
+  /**
+   * One SDK call: attempts until one succeeds, one fails for good, or the retries are spent. The
+   * error a call ends with is logged once, here.
+   */
   async function send(call: CallRequest): Promise<Received> {
     // Messages and logs name the URL without its query: a query given to client.request may hold a
     // customer's phone or e-mail.
-    const url = `${apiRoot}${withoutQuery(call.path)}`;
+    const url = `${apiRoot}${call.path.split('?')[0]}`;
     const started = logger ? Date.now() : 0;
-    let secrets: readonly string[];
     try {
-      const key = await config.apiKey();
-      call.headers.set('authorization', `Bearer ${key}`);
-      secrets = [key];
-    } catch (error) {
-      // A key function that threw (a secret manager down): a PaymentsError like every failure of a call.
-      const failure =
-        error instanceof PaymentsError
+      let key: string;
+      try {
+        key = await config.apiKey();
+      } catch (error) {
+        // A key function that threw (a secret manager down): a PaymentsError like every failure of a call.
+        throw error instanceof PaymentsError
           ? error
           : new PaymentsError(`The apiKey function failed (${errorTypeOf(error)}): nothing was sent.`, { cause: error });
-      throw logged(failure, call, url);
-    }
-    for (let retry = 1; ; retry++) {
-      let failure: unknown;
-      try {
-        const received = await attempt(call, url, retry - 1, secrets);
-        if (debugging) {
-          logger?.debug(`payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`, {
-            body: received.body === undefined ? undefined : maskPersonalData(received.body, secrets),
-          });
+      }
+      call.headers.set('authorization', `Bearer ${key}`);
+      const secrets = [key];
+      for (let retry = 1; ; retry++) {
+        const observer = call.observer?.onAttempt({ resendCount: retry - 1 });
+        // What `attempt` throws is an SDK error: its catch maps anything else.
+        let failure: PaymentsError;
+        try {
+          const received = await attempt(call, url, secrets);
+          observer?.end({ status: received.response.status });
+          if (debugging) {
+            logger?.log('debug', `payments-sdk: ← ${received.response.status} ${call.method} ${url} (${Date.now() - started} ms)`, {
+              body: maskPersonalData(received.body, secrets),
+            });
+          }
+          return received;
+        } catch (error) {
+          failure = error as PaymentsError;
         }
-        return received;
-      } catch (error) {
-        failure = error;
-      }
-      if (retry > call.maxRetries || !isRetryable(failure) || !retriesMethod(call.method)) throw logged(finalError(failure), call, url);
-      logger?.info(`payments-sdk: retry ${retry} of ${call.method} ${url} after ${describeFailure(failure)}`);
-      try {
+        const failed = attemptFailure(failure);
+        observer?.end(failed);
+        // Retried besides what isRetryable says: a 2xx whose body is not JSON (a body cut short, a
+        // proxy's page), the one ResponseValidationError an attempt throws (the schema is checked
+        // once the call is over). Methods retried: those the service may safely see twice. GET, PUT
+        // and DELETE by their meaning; POST because the SDK sends every POST with an
+        // Idempotency-Key, the same on every attempt. PATCH is sent once.
+        const retryable = isRetryable(failure) || failure instanceof ResponseValidationError;
+        if (retry > call.maxRetries || !retryable || call.method === 'PATCH') throw failure;
+        logger?.log('info', `payments-sdk: retry ${retry} of ${call.method} ${url} after ${failed.errorType}`);
+        // The caller's abort during the wait rejects with an APIUserAbortError.
         await sleep(retryDelay(failure, retry, backoff), call.signal);
-      } catch (aborted) {
-        throw logged(aborted as PaymentsError, call, url);
       }
+    } catch (error) {
+      if (logger) logFailure(logger, error as PaymentsError, call, url);
+      throw error;
     }
   }
 
   /**
    * One HTTP attempt: the request, then the WHOLE body, under the attempt's timeout. Returns
-   * `{ response, body }` for a 2xx; throws an SDK error (an {@link UnreadableBodyError} for a 2xx
+   * `{ response, body }` for a 2xx; throws an SDK error (a ResponseValidationError for a 2xx
    * whose body is not JSON) for anything else.
    */
-  async function attempt(call: CallRequest, url: string, resendCount: number, secrets: readonly string[]): Promise<Received> {
-    const observer = call.observer?.onAttempt({ resendCount });
-    if (!observer) return attemptOnce(call, url, secrets);
-    try {
-      const answer = await attemptOnce(call, url, secrets);
-      observer.end({ status: answer.response.status });
-      return answer;
-    } catch (error) {
-      observer.end(attemptFailure(error));
-      throw error;
-    }
-  }
-
-  /** {@link attempt}, unobserved. */
-  async function attemptOnce(call: CallRequest, url: string, secrets: readonly string[]): Promise<Received> {
+  async function attempt(call: CallRequest, url: string, secrets: readonly string[]): Promise<Received> {
+    // Aborted by the attempt's timer or by the caller's signal, whichever fires first.
     const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort(new DOMException(`No answer within ${call.timeout} ms.`, 'TimeoutError'));
-    }, call.timeout);
+    const timer = setTimeout(
+      () => controller.abort(new DOMException(`No answer within ${call.timeout} ms.`, 'TimeoutError')),
+      call.timeout,
+    );
     const callerSignal = call.signal;
     const onCallerAbort = () => controller.abort(callerSignal?.reason);
     callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
@@ -234,26 +233,28 @@ export function createTransport(config: TransportConfig): Transport {
       // Checked first: an aborted signal sends nothing.
       callerSignal?.throwIfAborted();
       if (debugging) {
-        logger?.debug(`payments-sdk: → ${call.method} ${url}`, {
+        logger?.log('debug', `payments-sdk: → ${call.method} ${url}`, {
           headers: redactHeaders(call.headers),
-          body: maskedBody(call.body, secrets),
+          // The body is JSON text, as jsonBody made it.
+          body: call.body === undefined ? undefined : maskPersonalData(JSON.parse(call.body), secrets),
         });
       }
       const exchange = async () => {
         const response = await api(call.path, { method: call.method, headers: call.headers, body: call.body, signal: controller.signal });
-        return { response, text: await readText(response, maxResponseBytes, call.method, url) };
+        return received(response, await readText(response, maxResponseBytes, call.method, url), secrets);
       };
       // A custom `fetch` may ignore its signal: the attempt ends when the signal fires all the same.
-      const { response, text } = await untilAborted(exchange(), controller.signal);
-      return received(response, text, secrets);
+      return await untilAborted(exchange(), controller.signal);
     } catch (error) {
-      if (error instanceof PaymentsError || error instanceof UnreadableBodyError) throw error;
+      if (error instanceof PaymentsError) throw error;
       if (callerSignal?.aborted) {
         throw new APIUserAbortError(`${call.method} ${url} was aborted by the caller's signal.`, { cause: callerSignal.reason });
       }
-      if (timedOut) {
-        const cause = new DOMException(`No answer within ${call.timeout} ms.`, 'TimeoutError');
-        throw new APITimeoutError(`${call.method} ${url} timed out: no answer within ${call.timeout} ms on the last attempt.`, { cause });
+      // Not the caller: the attempt's timer.
+      if (controller.signal.aborted) {
+        throw new APITimeoutError(`${call.method} ${url} timed out: no answer within ${call.timeout} ms on the last attempt.`, {
+          cause: controller.signal.reason,
+        });
       }
       throw connectionError(error, call.method, url, secrets);
     } finally {
@@ -262,39 +263,25 @@ export function createTransport(config: TransportConfig): Transport {
     }
   }
 
-  /**
-   * Logs a call that failed for good and returns its error. An answer of the service is logged by
-   * its status, error class and the names of the fields it refused: its message may quote what the
-   * customer typed (a name, a phone number), so it is never logged. The SDK's own messages are
-   * logged masked.
-   */
-  function logged(error: PaymentsError, call: CallRequest, url: string): PaymentsError {
-    if (!logger) return error;
-    // A refusal (4xx: the request itself was wrong) is a warning; the service or the network failing
-    // for good (5xx, no answer, timeout, a 2xx of the wrong shape) is an error.
-    const refused = error instanceof APIError && error.status < 500;
-    const what =
-      error instanceof APIError
-        ? `${error.name} (${error.status})${fieldList(Object.keys(error.errors ?? {}).map((field) => maskText(field)))}`
-        : `${error.name}: ${maskText(error.message)}`;
-    (refused ? logger.warn : logger.error)(`payments-sdk: ${call.method} ${url} failed: ${what}`);
-    return error;
-  }
-
   return { send };
 }
 
-/** ` (fields: a, b.c)`, or nothing without fields. */
-function fieldList(fields: readonly string[]): string {
-  return fields.length === 0 ? '' : ` (fields: ${fields.join(', ')})`;
-}
-
 /**
- * Methods retried: those the service may safely see twice. GET, PUT and DELETE by their meaning; POST
- * because the SDK sends every POST with an Idempotency-Key, the same on every attempt. PATCH is sent once.
+ * Logs a call that failed for good. An answer of the service is logged by its status, error class
+ * and the names of the fields it refused: its message may quote what the customer typed (a name, a
+ * phone number), so it is never logged. The SDK's own messages are logged masked.
  */
-function retriesMethod(method: HttpMethod): boolean {
-  return method !== 'PATCH';
+function logFailure(logger: LevelledLogger, error: PaymentsError, call: CallRequest, url: string): void {
+  // A refusal (4xx: the request itself was wrong) is a warning; the service or the network failing
+  // for good (5xx, no answer, timeout, a 2xx of the wrong shape) is an error.
+  const refused = error instanceof APIError && error.status < 500;
+  // The names of the fields the service refused (only an APIError has `errors`), masked.
+  const fields = Object.keys((error as APIError).errors ?? {}).map((field) => maskText(field));
+  const what =
+    error instanceof APIError
+      ? `${error.name} (${error.status})${fields.length === 0 ? '' : ` (fields: ${fields.join(', ')})`}`
+      : `${error.name}: ${maskText(error.message)}`;
+  logger.log(refused ? 'warn' : 'error', `payments-sdk: ${call.method} ${url} failed: ${what}`);
 }
 
 /**
@@ -307,72 +294,48 @@ function received(raw: Response, rawText: string, secrets: readonly string[]): R
   const text = redactSecrets(rawText, secrets);
   const response = withRedactedHeaders(raw, secrets);
   let body: unknown;
-  if (response.ok) {
-    if (text !== '' && response.status !== 204 && response.status !== 205) {
-      try {
-        body = parseJson(text);
-      } catch {
-        throw new UnreadableBodyError(text);
-      }
+  // A 204 or 205 has no body (fetch and the Response constructor both see to it): its text is ''.
+  if (text !== '') {
+    try {
+      body = parseJson(text);
+    } catch {
+      // A 2xx that is not JSON (retried by `send`).
+      if (response.ok) throw new ResponseValidationError([{ path: [], message: 'the body is not valid JSON' }], text);
     }
-  } else if (text !== '') {
-    body = errorBody(text);
+    // An error status keeps its body as text unless it is a JSON object or array: an HTML 502 page,
+    // a bare `Bad Gateway` or `502`.
+    if (!response.ok && (typeof body !== 'object' || body === null)) body = text;
   }
   // Without a `\` in the text, every parsed string is a slice of it, already redacted. With one, a
   // JSON escape (`\/`, `\u0073`) may have spelled the key differently, in a value or in a property
   // name: the parsed body is redacted too.
-  if (typeof body === 'object' && body !== null && text.includes('\\')) body = redactDeep(body, secrets);
+  if (text.includes('\\')) body = redactDeep(body, secrets);
   if (!response.ok) throw makeAPIError({ status: response.status, body, headers: response.headers });
   return { response, body };
 }
 
-/** A 2xx whose body is not JSON (a proxy page, or a body cut short): retried, then a ResponseValidationError. */
-class UnreadableBodyError extends Error {
-  /** The body as received, the key redacted. */
-  readonly text: string;
-  constructor(text: string) {
-    super('The response body is not valid JSON.');
-    this.text = text;
-  }
-}
-
 /**
- * How a failed attempt is reported to telemetry: an error status as its text (`'503'`), a 2xx whose
- * body is not JSON as the `ResponseValidationError` it leads to, else the SDK error's class name (an
- * abort is already an `APIUserAbortError` when the caller's signal fired, else an `APITimeoutError`).
+ * How a failed attempt is named, to telemetry and in the retry log line: an error status as its
+ * text (`'503'`), else the SDK error's class name (`'APITimeoutError'`, `'APIConnectionError'`,
+ * `'APIUserAbortError'`, and `'ResponseValidationError'` for a 2xx whose body is not JSON).
  */
-function attemptFailure(error: unknown): Parameters<AttemptObserver['end']>[0] {
-  if (error instanceof APIError) return { status: error.status, errorType: String(error.status) };
-  if (error instanceof UnreadableBodyError) return { errorType: 'ResponseValidationError' };
-  if (error instanceof PaymentsError) return { errorType: error.name };
-  return { errorType: 'APIConnectionError' };
-}
-
-/** The error a call ends with, once no more attempts are made. */
-function finalError(failure: unknown): PaymentsError {
-  if (failure instanceof UnreadableBodyError) {
-    return new ResponseValidationError([{ path: [], message: 'the body is not valid JSON' }], failure.text);
-  }
-  return failure as PaymentsError;
-}
-
-/** `url` (or a path) without its query string. */
-function withoutQuery(url: string): string {
-  const at = url.indexOf('?');
-  return at === -1 ? url : url.slice(0, at);
+function attemptFailure(error: PaymentsError): Parameters<AttemptObserver['end']>[0] {
+  return error instanceof APIError ? { status: error.status, errorType: String(error.status) } : { errorType: error.name };
 }
 
 /**
  * What a `fetch` threw, as an {@link APIConnectionError}, the key redacted from its message and its
  * cause. ky wraps fetch's own network errors: the SDK reports (and keeps, sanitised) what fetch threw.
  */
-export function connectionError(error: unknown, method: string, url: string, secrets: readonly string[] = []): APIConnectionError {
+export function connectionError(error: unknown, method: string, url: string, secrets: readonly string[]): APIConnectionError {
   const thrown = error instanceof NetworkError ? error.cause : error;
-  const message =
-    thrown instanceof TypeError
-      ? `Connection error on ${method} ${url}: ${describeCause(thrown)}`
-      : `Request ${method} ${url} failed: ${thrown instanceof Error ? `${thrown.name}: ${thrown.message}` : safeString(thrown)}`;
-  return new APIConnectionError(redactSecrets(message, secrets), { cause: sanitizeError(thrown, secrets) });
+  // undici: TypeError('fetch failed') whose cause is the socket's error, with a `code` (ECONNREFUSED...).
+  const code = thrown instanceof Error && isRecord(thrown.cause) ? thrown.cause.code : undefined;
+  const what =
+    thrown instanceof Error ? `${thrown.name}: ${thrown.message}${typeof code === 'string' ? ` (${code})` : ''}` : safeString(thrown);
+  return new APIConnectionError(redactSecrets(`Connection error on ${method} ${url}: ${what}`, secrets), {
+    cause: sanitizeError(thrown, secrets),
+  });
 }
 
 /**
@@ -401,14 +364,11 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 
 /**
  * The body as text (UTF-8, a leading BOM dropped, bad bytes replaced, as `Response.text()`), read
- * while counting its DECODED bytes: past `max`, the body is cancelled and the call fails. A body
- * with its length announced, not encoded and within the cap, is read in one go.
+ * while counting its DECODED bytes: past `max`, the body is cancelled and the call fails.
  */
 async function readText(response: Response, max: number, method: string, url: string): Promise<string> {
-  const declared = response.headers.get('content-length');
-  const encoded = response.headers.has('content-encoding');
-  if (declared !== null && !encoded && /^\d+$/.test(declared)) {
-    if (Number(declared) <= max) return response.text();
+  // A length announced above the cap, not encoded, is refused before anything is read.
+  if (Number(response.headers.get('content-length')) > max && !response.headers.has('content-encoding')) {
     await response.body?.cancel().catch(() => {});
     throw tooLarge(max, method, url);
   }
@@ -431,39 +391,16 @@ function tooLarge(max: number, method: string, url: string): PaymentsError {
 function withRedactedHeaders(raw: Response, secrets: readonly string[]): Response {
   let leaks = false;
   raw.headers.forEach((value) => {
-    if (!leaks && redactSecrets(value, secrets) !== value) leaks = true;
+    leaks ||= redactSecrets(value, secrets) !== value;
   });
   if (!leaks) return raw;
   const headers = new Headers();
   raw.headers.forEach((value, name) => {
     headers.append(name, redactSecrets(value, secrets));
   });
-  // A constructed Response holds only 200–599 and has an empty `url`: the received ones are kept.
-  const response = new Response(null, { status: 200, statusText: raw.statusText, headers });
-  for (const key of ['url', 'redirected', 'status', 'ok'] as const) Object.defineProperty(response, key, { value: raw[key] });
+  // A received status is one a constructed Response takes (200–599); its `url` and `redirected` are
+  // the received ones, not a constructed Response's empty defaults.
+  const response = new Response(null, { status: raw.status, statusText: raw.statusText, headers });
+  for (const key of ['url', 'redirected'] as const) Object.defineProperty(response, key, { value: raw[key] });
   return response;
-}
-
-/** An error body as JSON when it is JSON (whatever its content type says), else as text. */
-function errorBody(text: string): unknown {
-  const trimmed = text.trim();
-  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return text;
-  try {
-    return parseJson(trimmed);
-  } catch {
-    return text;
-  }
-}
-
-function describeCause(error: Error): string {
-  // undici: TypeError('fetch failed') whose cause is the socket's error, with a `code` (ECONNREFUSED...).
-  const code = (error as { cause?: { code?: unknown } }).cause?.code;
-  return typeof code === 'string' ? `${error.message} (${code})` : error.message;
-}
-
-function describeFailure(error: unknown): string {
-  if (error instanceof APIError) return `status ${error.status}`;
-  if (error instanceof APITimeoutError) return 'a timeout';
-  if (error instanceof UnreadableBodyError) return 'a malformed body';
-  return 'a connection error';
 }

@@ -132,6 +132,15 @@ describe('message and body', () => {
     expect((error as APIError).body).toBe('Bad Request');
   });
 
+  it('keeps an error body that is a bare number or word as text, not as a parsed JSON scalar', async () => {
+    for (const text of ['502', 'null', 'true']) {
+      const error = await retrieveError(() => new HttpResponse(text, { status: 502, headers: { 'Content-Type': 'text/plain' } }));
+      expect(error).toBeInstanceOf(InternalServerError);
+      expect((error as APIError).body).toBe(text);
+      expect((error as Error).message).toBe('The payments service answered 502 (the body was not JSON).');
+    }
+  });
+
   it('maps an empty body, with a message naming the status', async () => {
     const error = await retrieveError(() => new HttpResponse(null, { status: 404 }));
     expect(error).toBeInstanceOf(NotFoundError);

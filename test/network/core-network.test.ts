@@ -242,7 +242,7 @@ describe('over ky and the platform fetch', () => {
       // The connection error keeps fetch's own error as its cause, with the system code under it.
       expect(((error as Error).cause as { cause?: { code?: string } }).cause?.code).toBe('ECONNREFUSED');
       expect(retries).toHaveLength(2);
-      expect(retries[0]).toMatch(/^payments-sdk: retry 1 of GET .* after a connection error$/);
+      expect(retries[0]).toMatch(/^payments-sdk: retry 1 of GET .* after APIConnectionError$/);
     });
 
     it('keep-alive: sequential calls reuse connections without error', async () => {

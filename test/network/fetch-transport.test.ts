@@ -314,7 +314,7 @@ describe('redirects', () => {
     expect((error as APIError).status).toBe(301);
     expect((error as APIError).headers.get('location')).toBe(`${server.origin}/moved/p-1`);
     expect((error as Error).message).toBe(
-      `The payments service answered 301 with a redirect to ${server.origin}/moved/p-1, which the SDK does not follow (a POST would be replayed as a GET, or the key sent elsewhere). Check baseUrl: an http:// address in front of an HTTPS redirect, or a host that moved.`,
+      `The payments service answered 301 with a redirect to ${server.origin}/moved/p-1, which the SDK does not follow. Check baseUrl: an http:// address in front of an HTTPS redirect, or a host that moved.`,
     );
     expect(server.requests.map((r) => r.url)).toEqual(['/api/v1/payments/p-1']);
   });

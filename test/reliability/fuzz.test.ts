@@ -356,7 +356,7 @@ describe('the error mapper, fed arbitrary errors and bodies', () => {
   it('connectionError maps anything a fetch throws to a PaymentsError', () => {
     fc.assert(
       fc.property(thrown, (value) => {
-        const mapped = connectionError(value, 'GET', `${API_URL}/payments/x`);
+        const mapped = connectionError(value, 'GET', `${API_URL}/payments/x`, [API_KEY]);
         expect(mapped instanceof PaymentsError, describeError(mapped)).toBe(true);
         expect(typeof mapped.message).toBe('string');
       }),
