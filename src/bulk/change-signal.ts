@@ -25,8 +25,9 @@ export class ChangeSignal {
     if (ms === undefined) return this.#changed;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const elapsed = new Promise<void>((resolve) => {
-      // setTimeout takes a negative delay (a row already due) as its shortest one.
-      timer = setTimeout(resolve, ms);
+      // A row already due gives a negative delay: waited as 0, which setTimeout takes without the
+      // TimeoutNegativeWarning Node prints for a negative one.
+      timer = setTimeout(resolve, Math.max(0, ms));
     });
     return Promise.race([this.#changed, elapsed]).finally(() => clearTimeout(timer));
   }
