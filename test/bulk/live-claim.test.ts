@@ -30,6 +30,37 @@ function freezable(inner: Store, frozen: () => boolean, how: 'hang' | 'fail'): S
   };
 }
 
+/**
+ * A client on `mock` whose first payout POST stalls until `release()`: with one send slot, the
+ * worker's other rows wait for it. `reached` resolves once that request has arrived.
+ */
+function stallingClient(mock: ReturnType<typeof payoutMock>): { client: PaymentsClient; reached: Promise<void>; release: () => void } {
+  let release: () => void = () => {};
+  let arrived: () => void = () => {};
+  const reached = new Promise<void>((resolve) => {
+    arrived = resolve;
+  });
+  const stall = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let first = true;
+  const client = new PaymentsClient({
+    apiKey: mock.liveApiKey as string,
+    baseUrl: mock.baseUrl,
+    maxRetries: 0,
+    fetch: async (input, init) => {
+      const request = new Request(input, init);
+      if (request.method === 'POST' && first) {
+        first = false;
+        arrived();
+        await stall;
+      }
+      return mock.fetch(request);
+    },
+  });
+  return { client, reached, release };
+}
+
 describe('a send leaves only under a live claim', () => {
   it.each([
     ['frozen past its lease (its renewals never answer)', 'hang'],
@@ -39,30 +70,8 @@ describe('a send leaves only under a live claim', () => {
     const store = memoryStore();
     const key = (r: { reference: string }) => r.reference;
     let frozen = true;
-    let stalled: () => void = () => {};
-    let reached: () => void = () => {};
-    const stallReached = new Promise<void>((resolve) => {
-      reached = resolve;
-    });
-    const stall = new Promise<void>((resolve) => {
-      stalled = resolve;
-    });
     // Worker A: one send slot, held by its first request until released.
-    let first = true;
-    const a = new PaymentsClient({
-      apiKey: mock.liveApiKey as string,
-      baseUrl: mock.baseUrl,
-      maxRetries: 0,
-      fetch: async (input, init) => {
-        const request = new Request(input, init);
-        if (request.method === 'POST' && first) {
-          first = false;
-          reached();
-          await stall;
-        }
-        return mock.fetch(request);
-      },
-    });
+    const { client: a, reached: stallReached, release: stalled } = stallingClient(mock);
     const running = collect(
       a.payouts.createMany(rows(2), {
         batchId: `frozen-${how}`,
@@ -128,24 +137,7 @@ describe('a renewal that answers the lease was lost', () => {
       read: (keys) => store.read(keys),
     };
     // Worker A: one send slot, held by its first request until released.
-    let release: () => void = () => {};
-    const stall = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let first = true;
-    const a = new PaymentsClient({
-      apiKey: mock.liveApiKey as string,
-      baseUrl: mock.baseUrl,
-      maxRetries: 0,
-      fetch: async (input, init) => {
-        const request = new Request(input, init);
-        if (request.method === 'POST' && first) {
-          first = false;
-          await stall;
-        }
-        return mock.fetch(request);
-      },
-    });
+    const { client: a, release } = stallingClient(mock);
     // The renewal timer runs every leaseMs / 3 (2 s); a row is renewed before its send only past
     // leaseMs / 2 (3 s): row 1 gets its slot in between, so only the lost renewal keeps it back.
     const running = collect(a.payouts.createMany(rows(2), { batchId, key, store: losing, concurrency: 1, leaseMs: 6_000 }));
