@@ -189,14 +189,21 @@ function checkOptions(options: ReconcileOptions<unknown, unknown>) {
   else if (store === undefined && isHandled === undefined)
     more.push({ path: ['isHandled'], message: 'must be a function, or give a store' });
   const checked = checkParams(ReconcileOptionsSchema, options, 'reconcile options', more);
-  return { ...checked, start, end, stale: checked.stalePendingAfter ?? DEFAULT_STALE_PENDING_AFTER_MS };
+  // Only a `Date` bound filters what the list answers: a date is the service's own filter, read in
+  // a time zone the service does not document, so a payment it lists for that day is kept.
+  return {
+    ...checked,
+    start: from instanceof Date ? start : Number.NaN,
+    end: to instanceof Date ? end : Number.NaN,
+    stale: checked.stalePendingAfter ?? DEFAULT_STALE_PENDING_AFTER_MS,
+  };
 }
 
 type Checked = ReturnType<typeof checkOptions>;
 
 /**
- * Whether a payment's `created_at` lies inside the window: a `Date` bound is an instant the service's
- * date filter cannot express, and a date bound is checked too, as the status filter is.
+ * Whether a payment's `created_at` lies inside the window's `Date` bounds, instants the service's
+ * date filter cannot express. A date bound is left to the service.
  */
 function inWindow(payment: Payment, { start, end }: Checked): boolean {
   const created = Date.parse(payment.created_at);

@@ -172,29 +172,28 @@ describe('payments.reconcile: stale payments and the window', () => {
     expect(wholeDay.map((f) => f.payment.uuid.slice(-1))).toEqual(['2', '1', '3']);
   });
 
-  it('a date window is applied to what the list answers too, as the status filter is', async () => {
+  it("a date window is the service's own filter: a payment it lists for the day is reported, whatever its UTC hour", async () => {
     const base = Date.parse('2026-06-01T00:00:00Z');
     const at = (h: number) => new Date(base + h * 3_600_000).toISOString();
     const mock = createMockService({
       now: base + 72 * 3_600_000,
       seed: {
         payments: [
-          { uuid: '00000000-0000-4000-8000-000000000001', status: 'succeeded', created_at: at(-2) },
+          // 00:30 on June 1st at UTC+1, the service's day: 23:30 on May 31st in UTC.
+          { uuid: '00000000-0000-4000-8000-000000000001', status: 'succeeded', created_at: at(-0.5) },
           { uuid: '00000000-0000-4000-8000-000000000002', status: 'succeeded', created_at: at(10) },
-          { uuid: '00000000-0000-4000-8000-000000000003', status: 'failed', created_at: at(26) },
         ],
       },
     });
-    // A service that ignores the from/to filters and lists every day.
-    const ignoringDates: typeof fetch = (input, init) => {
+    // A service that reads its date filters at UTC+1: its June 1st starts an hour before UTC's.
+    const utcPlusOne: typeof fetch = (input, init) => {
       const url = new URL(input instanceof Request ? input.url : String(input));
-      url.searchParams.delete('from');
-      url.searchParams.delete('to');
+      if (url.searchParams.get('from') === DAY) url.searchParams.set('from', '2026-05-31');
       return mock.fetch(input instanceof Request ? new Request(url, input) : url, init);
     };
-    const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: ignoringDates, maxRetries: 0 });
+    const client = new PaymentsClient({ apiKey: mock.apiKey, baseUrl: mock.baseUrl, fetch: utcPlusOne, maxRetries: 0 });
     const findings = await collect(client.payments.reconcile({ from: DAY, to: DAY, isHandled: () => false }));
-    expect(findings.map((f) => f.payment.uuid.slice(-1))).toEqual(['2']);
+    expect(findings.map((f) => f.payment.uuid.slice(-1)).sort()).toEqual(['1', '2']);
   });
 
   it('bad options: one InvalidParamsError naming each, thrown at the call, nothing sent', () => {
