@@ -72,7 +72,11 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
 
   // A value read from a header by hand is read as the header is: a repeated header joined with ", "
   // (or handed over as Node's array) gives several candidates.
-  const candidates = input.signature != null ? splitValues(input.signature) : headerValues(input.headers, SIGNATURE_HEADER);
+  const given: unknown = input.signature;
+  if (given != null && typeof given !== 'string' && !Array.isArray(given)) {
+    throw new WebhookVerificationError('malformed_signature', `Malformed signature: \`signature\` must be a string, got ${kind(given)}.`);
+  }
+  const candidates = given != null ? splitValues(given) : headerValues(input.headers, SIGNATURE_HEADER);
   if (candidates.length === 0) {
     throw new WebhookVerificationError(
       'missing_signature',
@@ -95,15 +99,18 @@ export async function verifyWebhook(input: VerifyWebhookInput): Promise<WebhookE
   for (const mac of expected) for (const candidate of wellFormed) matched = sameHex(mac, candidate) || matched;
   if (!matched) throw new WebhookVerificationError('signature_mismatch', mismatchMessage(secrets));
 
-  const event = toWebhookEvent(parseBody(raw));
+  const body = parseBody(raw);
+  // The header is compared with the body's type before the body is checked: a delivery whose two
+  // types disagree is refused for that, whatever else is wrong with it.
+  const type = (body as { type?: unknown } | null)?.type;
   const announced = headerValues(input.headers, EVENT_HEADER)[0];
-  if (announced && announced !== event.type) {
+  if (announced && typeof type === 'string' && announced !== type) {
     throw new WebhookVerificationError(
       'event_type_mismatch',
-      `The X-Service-Event header says ${quote(announced)} but the body's type is ${quote(event.type)}: the service sends the same value in both.`,
+      `The X-Service-Event header says ${quote(announced)} but the body's type is ${quote(type)}: the service sends the same value in both.`,
     );
   }
-  return event as WebhookEvent;
+  return toWebhookEvent(body) as WebhookEvent;
 }
 
 /**

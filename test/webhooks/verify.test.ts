@@ -197,6 +197,10 @@ describe('verifyWebhook: every reason', () => {
     }
     expect((await failure({ payload: body, signature: `sha256=${sig}`, secret: SECRET })).message).toMatch(/64 hexadecimal.*prefix/);
     expect(await reasonOf({ payload: body, signature: 42 as never, secret: SECRET })).toBe('malformed_signature');
+    // A signature passed by hand that is no string is named as such, not taken for a missing one.
+    const notText = await failure({ payload: body, signature: {} as never, secret: SECRET });
+    expect(notText.reason).toBe('malformed_signature');
+    expect(notText.message).toContain('`signature` must be a string, got an object');
   });
 
   it('signature_mismatch: another body, another secret, another signature', async () => {
@@ -261,6 +265,14 @@ describe('verifyWebhook: every reason', () => {
     expect(error.message).toContain('"payment.succeeded"');
     // Absent header: nothing to compare.
     await expect(verifyWebhook({ payload: body, headers: deliveryHeaders(body, { type: null }), secret: SECRET })).resolves.toBeDefined();
+    // The two types are compared before the body is checked: a body whose data is also bad is refused for the mismatch.
+    const bad = JSON.stringify({ id: 'evt_bad', type: 'payment.succeeded', data: { uuid: 7 } });
+    const mismatch = await failure({
+      payload: bad,
+      headers: { ...deliveryHeaders(bad), 'x-service-event': 'payout.paid' },
+      secret: SECRET,
+    });
+    expect(mismatch.reason).toBe('event_type_mismatch');
   });
 
   it('checks the signature before anything in the body is trusted', async () => {
