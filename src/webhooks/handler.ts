@@ -22,7 +22,7 @@ import type {
   UnknownWebhookEvent,
   WebhookEvent,
 } from './events.js';
-import { checkSecrets, RAW_BODY_HELP, verifyWebhook } from './verify.js';
+import { checkSecrets, RAW_BODY_WHY, verifyWebhook } from './verify.js';
 
 /**
  * Handlers by event type. Each gets its event typed. `'payout.*'` receives every payout event
@@ -350,9 +350,19 @@ function defaultOnError(error: unknown, info: WebhookErrorInfo): void {
   else console.warn(`[payments-sdk] webhook answered ${info.status}${about}: ${message}`);
 }
 
+/** Each framework's way to keep the raw body, for a handler that cannot tell which framework read it. */
+const EVERY_FRAMEWORK_FIX =
+  "In Express, mount `express.raw({ type: 'application/json' })` on the webhook route (before any `express.json()`), " +
+  'or use `expressWebhook()`, which reads the body itself; ' +
+  'in Next.js (App Router) and other fetch-style handlers, pass `await request.text()` (never `request.json()`), ' +
+  'or use `webhookHandler()`; in the Next.js Pages Router, export `config = { api: { bodyParser: false } }` from the route; ' +
+  "in Fastify, register a content-type parser with `parseAs: 'buffer'` for the webhook route; in Koa, pass `ctx.request.rawBody` " +
+  '(kept by @koa/bodyparser) or declare the route before the body parser; ' +
+  'in Hono, pass `c.req.raw` to `webhookHandler()` or `await c.req.text()` to `verifyWebhook()`.';
+
 /** The message for a body that a framework already read or parsed. */
 export function consumedBodyMessage(problem: string): string {
-  return `${problem} ${RAW_BODY_HELP}`;
+  return `${problem} ${RAW_BODY_WHY} ${EVERY_FRAMEWORK_FIX}`;
 }
 
 /**

@@ -195,16 +195,18 @@ function parseBody(raw: string | Uint8Array): unknown {
   }
 }
 
-/** How to keep the raw body, framework by framework: the most common webhook integration bug. */
+/** Why a webhook needs the raw body: the first sentence of every message about it. */
+export const RAW_BODY_WHY =
+  'Signature verification needs the raw request body, byte for byte as received (a parsed body, serialised again, never gives the signed bytes back).';
+
+/**
+ * How to keep the raw body: the most common webhook integration bug. The handlers and the two
+ * commonest fixes are named here; the guide shipped in the package has every framework's.
+ */
 export const RAW_BODY_HELP =
-  'Signature verification needs the raw request body, byte for byte as received (a parsed body, serialised again, never gives the signed bytes back): ' +
-  "in Express, mount `express.raw({ type: 'application/json' })` on the webhook route (before any `express.json()`), " +
-  'or use `expressWebhook()`, which reads the body itself; ' +
-  'in Next.js (App Router) and other fetch-style handlers, pass `await request.text()` (never `request.json()`), ' +
-  'or use `webhookHandler()`; in the Next.js Pages Router, export `config = { api: { bodyParser: false } }` from the route; ' +
-  "in Fastify, register a content-type parser with `parseAs: 'buffer'` for the webhook route; in Koa, pass `ctx.request.rawBody` " +
-  '(kept by @koa/bodyparser) or declare the route before the body parser; ' +
-  'in Hono, pass `c.req.raw` to `webhookHandler()` or `await c.req.text()` to `verifyWebhook()`.';
+  `${RAW_BODY_WHY} Use \`webhookHandler()\` (Next.js App Router, Hono, Workers, Bun, Deno) or \`expressWebhook()\` (Express, node:http), which read it themselves; ` +
+  "or pass `await request.text()` (never `request.json()`), or in Express mount `express.raw({ type: 'application/json' })` on the webhook route " +
+  'before any `express.json()`. Next.js Pages Router, Fastify, Koa: see "Keep the raw body" in node_modules/payments-sdk/docs/webhooks.md.';
 
 function malformedMessage(candidates: string[]): string {
   const first = candidates[0] as string;

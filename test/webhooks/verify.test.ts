@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 import { PaymentsClient, PaymentsError } from 'payments-sdk';
 import {
@@ -230,6 +231,16 @@ describe('verifyWebhook: every reason', () => {
       expect(error.message).toContain("express.raw({ type: 'application/json' })");
       expect(error.message).toContain('await request.text()');
     }
+    // The other frameworks' fixes are in the guide the message names, shipped in the package.
+    const error = await failure({ payload: JSON.parse(body), headers, secret: SECRET });
+    const guide = /see "([^"]+)" in node_modules\/payments-sdk\/(docs\/webhooks\.md)/.exec(error.message);
+    expect(guide).not.toBeNull();
+    const text = readFileSync(new URL(`../../${guide?.[2]}`, import.meta.url), 'utf8');
+    expect(text).toContain(`## ${guide?.[1]}`);
+    for (const framework of ['Next.js Pages Router', 'Fastify', 'Koa']) expect(text).toContain(`| ${framework} |`);
+    expect((JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { files: string[] }).files).toContain(
+      'docs',
+    );
   });
 
   it('invalid_payload: a correctly signed body that is not an event', async () => {
