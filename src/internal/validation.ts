@@ -9,6 +9,7 @@ import { isSendableDate } from '../schemas/list-params.js';
 import { kind } from './article.js';
 import { formatIssues } from './format-issues.js';
 import { isRecord } from './is-record.js';
+import { isWellFormed } from './well-formed.js';
 import { SDK_WORDS, toIssues, typeName } from './zod-issues.js';
 
 /** Validates params before anything is sent; throws one {@link InvalidParamsError} naming every bad field. */
@@ -64,12 +65,11 @@ export const MAX_FILTER_LENGTH = 2048;
 
 /**
  * What is wrong with text that travels in a URL, if anything: longer than `max`, or holding a lone
- * surrogate, which no URL can carry as it is. (`String#isWellFormed`, which every runtime the SDK
- * supports has, is typed from ES2024 on; the SDK's types stop at ES2023.)
+ * surrogate, which no URL can carry as it is.
  */
 export function textProblem(text: string, max: number): string | undefined {
   if (text.length > max) return `must be at most ${max} characters, got ${text.length}`;
-  if (!(text as string & { isWellFormed(): boolean }).isWellFormed()) return 'must be well-formed text (it holds a lone UTF-16 surrogate)';
+  if (!isWellFormed(text)) return 'must be well-formed text (it holds a lone UTF-16 surrogate)';
   return undefined;
 }
 

@@ -8,6 +8,7 @@
 import { PaymentsError } from '../core/errors.js';
 import { DAY_MS, MAX_TIMER_MS } from '../internal/durations.js';
 import { positiveInt } from '../internal/positive-int.js';
+import { hexText, isWellFormed } from '../internal/well-formed.js';
 import { withinTime } from '../internal/within-time.js';
 import { StoreTimeoutError } from './errors.js';
 import { type RedisScript, type RedisStoreClient, redisCommands, redisScript } from './redis-client.js';
@@ -215,11 +216,7 @@ function json(value: StoreJsonObject | undefined): string {
  * need it.
  */
 function encodeText(text: string): string {
-  // String#isWellFormed (Node 20+) is typed from ES2024 on; the SDK's types target ES2022.
-  if (!text.startsWith('~') && (text as string & { isWellFormed(): boolean }).isWellFormed()) return text;
-  let hex = '~';
-  for (let i = 0; i < text.length; i++) hex += text.charCodeAt(i).toString(16).padStart(4, '0');
-  return hex;
+  return !text.startsWith('~') && isWellFormed(text) ? text : hexText(text);
 }
 
 /** The text {@link encodeText} wrote. */

@@ -13,6 +13,7 @@
  *
  * @module
  */
+import { hexText, isWellFormed } from '../internal/well-formed.js';
 
 /** A JSON value as a store keeps it: what goes in comes back equal (`\u0000` and lone surrogates included). */
 export type StoreJson = string | number | boolean | null | StoreJson[] | { [key: string]: StoreJson };
@@ -125,18 +126,7 @@ export function storeKey(namespace: 'webhook' | 'payment' | 'bulk', ...parts: re
   return [namespace, ...parts.map((part, i) => encodePart(part, i === parts.length - 1))].join(':');
 }
 
-/** A UTF-16 surrogate without its pair: text a database's UTF-8 cannot keep (what String#isWellFormed finds, as a pattern). */
-export const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 function encodePart(part: string, last: boolean): string {
-  const plain =
-    !part.startsWith('~') &&
-    !part.includes('\u0000') &&
-    (last || !part.includes(':')) &&
-    // No lone surrogate. String#isWellFormed (Node 20+, as redis.ts uses it) is typed from ES2024 on; the SDK's types target ES2022.
-    (part as string & { isWellFormed(): boolean }).isWellFormed();
-  if (plain) return part;
-  let hex = '~';
-  for (let i = 0; i < part.length; i++) hex += part.charCodeAt(i).toString(16).padStart(4, '0');
-  return hex;
+  const plain = !part.startsWith('~') && !part.includes('\u0000') && (last || !part.includes(':')) && isWellFormed(part);
+  return plain ? part : hexText(part);
 }

@@ -5,17 +5,10 @@
  * @module
  */
 import { PaymentsError } from '../../core/errors.js';
+import { isWellFormed } from '../../internal/well-formed.js';
 import { StoreTimeoutError, StoreUnavailableError } from '../errors.js';
 import { recordFromRow } from '../sql-record.js';
-import {
-  LONE_SURROGATE,
-  type Store,
-  type StoreClaim,
-  type StoreClaimRequest,
-  type StoreJsonObject,
-  type StoreRecord,
-  type StoreTransactResult,
-} from '../store.js';
+import type { Store, StoreClaim, StoreClaimRequest, StoreJsonObject, StoreRecord, StoreTransactResult } from '../store.js';
 import { migrateSchema, type PostgresDatabase, type SqlDriver, type SqlResult, type SqlSession, sqlDriver } from './driver.js';
 import { schemaSql, statements } from './statements.js';
 import { DEFAULT_TABLE, tableName } from './table-name.js';
@@ -262,7 +255,7 @@ function rounds(requests: readonly StoreClaimRequest[]): number[][] {
 
 /** Keys and owners are text: Postgres refuses `\u0000`, and would replace a lone surrogate (two keys would become one). */
 function checkKey(value: unknown, what: string): void {
-  if (typeof value !== 'string' || value.length === 0 || value.includes('\u0000') || LONE_SURROGATE.test(value)) {
+  if (typeof value !== 'string' || value.length === 0 || value.includes('\u0000') || !isWellFormed(value)) {
     throw new PaymentsError(`${what} must be a non-empty string without \\u0000 or lone surrogates (make keys with storeKey()).`);
   }
 }
